@@ -1,0 +1,144 @@
+// CLibPNG: the only door between Swift and libpng.
+//
+// libpng reports errors by longjmp. A longjmp that crosses a Swift frame skips Swift's cleanup
+// and corrupts its state, so Swift never calls a libpng function that can fail. Every function
+// below sets its own setjmp, runs a short piece of libpng work over a memory buffer or a file
+// descriptor, and returns a status; the message libpng gave is copied into the context.
+#ifndef CLIBPNG_H
+#define CLIBPNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Status codes returned by every shim function.
+typedef enum {
+    IMGTOOL_PNG_OK = 0,
+    /// libpng rejected the data (bad signature, CRC, chunk, zlib stream ...); see the message.
+    IMGTOOL_PNG_CORRUPT = 1,
+    /// The data ended before libpng had what it needed.
+    IMGTOOL_PNG_TRUNCATED = 2,
+    /// An allocation failed, or a size passed the limits given to the reader.
+    IMGTOOL_PNG_TOO_LARGE = 3,
+    /// Writing to the output failed (errno is in `system_error`).
+    IMGTOOL_PNG_WRITE_FAILED = 4,
+    /// The call was made in the wrong order or with bad arguments.
+    IMGTOOL_PNG_MISUSE = 5,
+} imgtool_png_status;
+
+/// What IHDR and the ancillary chunks before IDAT say about an image.
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;
+    int color_type;
+    int interlaced;
+    int has_plte;
+    int has_trns;
+    int has_gama;
+    int has_srgb;
+    int has_iccp;
+    /// Bytes per output row after the transformations chosen by `imgtool_png_reader_start`.
+    size_t output_row_bytes;
+} imgtool_png_header;
+
+typedef struct imgtool_png_reader imgtool_png_reader;
+
+/// Creates a reader over `size` bytes at `data` (not copied: they must outlive the reader).
+/// libpng itself refuses images wider than `max_width`, taller than `max_height`, and ancillary
+/// chunks larger than `max_chunk_bytes`. Returns NULL only when memory is exhausted.
+imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, uint32_t max_width,
+                                              uint32_t max_height, size_t max_chunk_bytes);
+
+/// Reads the signature and every chunk up to the first IDAT (`png_read_info`).
+imgtool_png_status imgtool_png_reader_read_header(imgtool_png_reader *reader, imgtool_png_header *header);
+
+/// Chooses the output: RGBA, 8-bit (16-bit samples reduced by `png_set_scale_16`, which rounds)
+/// or 16-bit native-endian when `sixteen_bit` is non-zero. No gamma or colour transformation.
+/// Updates `header->output_row_bytes`.
+imgtool_png_status imgtool_png_reader_start(imgtool_png_reader *reader, int sixteen_bit, imgtool_png_header *header);
+
+/// Reads the next `row_count` rows of a non-interlaced image into `dst`, `stride` bytes apart.
+imgtool_png_status imgtool_png_reader_read_rows(imgtool_png_reader *reader, uint8_t *dst, size_t stride,
+                                                uint32_t row_count);
+
+/// Reads a whole image, interlaced or not, into `dst` (`height` rows, `stride` bytes apart).
+imgtool_png_status imgtool_png_reader_read_image(imgtool_png_reader *reader, uint8_t *dst, size_t stride);
+
+/// Reads the chunks after the image data up to IEND (`png_read_end`), checking their CRCs.
+imgtool_png_status imgtool_png_reader_finish(imgtool_png_reader *reader);
+
+/// The message of the last failure (libpng's text, or the shim's), or "" when there was none.
+const char *imgtool_png_reader_message(const imgtool_png_reader *reader);
+
+/// The warnings libpng reported so far, separated by newlines ("" when none).
+const char *imgtool_png_reader_warnings(const imgtool_png_reader *reader);
+
+/// Frees the reader and everything libpng allocated for it. NULL is allowed.
+void imgtool_png_reader_destroy(imgtool_png_reader *reader);
+
+/// How to encode an image. Rows are given already packed for `bit_depth` and `color_type`
+/// (16-bit samples in native byte order; the shim swaps them to PNG's big-endian order).
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;
+    int color_type;
+    /// zlib level 0-9.
+    int compression_level;
+    /// zlib strategy (Z_DEFAULT_STRATEGY 0, Z_FILTERED 1, Z_HUFFMAN_ONLY 2, Z_RLE 3).
+    int compression_strategy;
+    /// PNG_FILTER_* flags (PNG_ALL_FILTERS is 0xf8, PNG_FILTER_NONE 0x08).
+    int filters;
+    /// Palette as RGB triples (palette images only).
+    const uint8_t *palette_rgb;
+    int palette_count;
+    /// tRNS alpha per palette entry (palette images only; may be shorter than the palette).
+    const uint8_t *palette_alpha;
+    int palette_alpha_count;
+} imgtool_png_write_params;
+
+/// Where encoded bytes go: a file descriptor (`fd` >= 0), or a growing memory buffer (`fd` < 0)
+/// that the caller frees with `imgtool_png_sink_free`.
+typedef struct {
+    int fd;
+    uint8_t *buffer;
+    size_t count;
+    size_t capacity;
+    /// errno of a failed write, 0 otherwise.
+    int system_error;
+    char message[256];
+} imgtool_png_sink;
+
+typedef struct imgtool_png_writer imgtool_png_writer;
+
+/// Creates a writer that sends its bytes to `sink` (which must outlive it). NULL when out of memory.
+imgtool_png_writer *imgtool_png_writer_create(imgtool_png_sink *sink);
+
+/// Writes the signature, IHDR, PLTE and tRNS (`png_write_info`) for `params`.
+imgtool_png_status imgtool_png_writer_begin(imgtool_png_writer *writer, const imgtool_png_write_params *params);
+
+/// Writes `row_count` rows from `rows`, `stride` bytes apart, packed as `params` says.
+imgtool_png_status imgtool_png_writer_write_rows(imgtool_png_writer *writer, const uint8_t *rows, size_t stride,
+                                                 uint32_t row_count);
+
+/// Writes IEND (`png_write_end`) after the last row.
+imgtool_png_status imgtool_png_writer_finish(imgtool_png_writer *writer);
+
+/// Frees the writer. NULL is allowed.
+void imgtool_png_writer_destroy(imgtool_png_writer *writer);
+
+/// Frees a memory sink's buffer.
+void imgtool_png_sink_free(imgtool_png_sink *sink);
+
+/// libpng's version string, as compiled against.
+const char *imgtool_png_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,380 @@
+// The libpng shim. Why it exists: libpng reports every error by calling longjmp on the jmp_buf
+// stored in its png_struct. Swift cannot call setjmp, and a longjmp through Swift frames would
+// skip their cleanup, so each exported function here sets its own setjmp before calling libpng,
+// copies libpng's message into the reader or sink, and returns a plain status code. No callback
+// into Swift exists: I/O goes through the C callbacks below, over memory or a file descriptor.
+
+#include "CLibPNG.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+_Static_assert(sizeof(png_byte) == sizeof(uint8_t), "png_byte must be a byte");
+_Static_assert(PNG_LIBPNG_VER >= 10600, "the shim needs libpng 1.6");
+
+enum { MESSAGE_CAPACITY = 256, WARNINGS_CAPACITY = 1024 };
+
+typedef enum { STAGE_NEW, STAGE_HEADER, STAGE_STARTED, STAGE_ROWS_DONE, STAGE_FINISHED, STAGE_FAILED } reader_stage;
+
+struct imgtool_png_reader {
+    png_structp png;
+    png_infop info;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    uint32_t next_row;
+    uint32_t height;
+    int passes;
+    int truncated;
+    reader_stage stage;
+    char message[MESSAGE_CAPACITY];
+    char warnings[WARNINGS_CAPACITY];
+};
+
+static void copy_message(char *dst, size_t capacity, const char *text) {
+    if (text == NULL) text = "unknown libpng error";
+    snprintf(dst, capacity, "%s", text);
+}
+
+// libpng's error callback. It must not return: libpng would then print the message to stderr
+// itself (png_default_error) before jumping. So it keeps the text and jumps to the setjmp of
+// the shim function that is running.
+static void reader_error(png_structp png, png_const_charp text) {
+    imgtool_png_reader *reader = png_get_error_ptr(png);
+    if (reader->message[0] == '\0') copy_message(reader->message, sizeof reader->message, text);
+    png_longjmp(png, 1);
+}
+
+static void reader_warning(png_structp png, png_const_charp text) {
+    imgtool_png_reader *reader = png_get_error_ptr(png);
+    size_t used = strlen(reader->warnings);
+    if (used + 2 >= sizeof reader->warnings) return;
+    snprintf(reader->warnings + used, sizeof reader->warnings - used, "%s%s", used ? "\n" : "", text);
+}
+
+static void reader_read(png_structp png, png_bytep out, size_t length) {
+    imgtool_png_reader *reader = png_get_io_ptr(png);
+    if (length > reader->size - reader->offset) {
+        reader->truncated = 1;
+        png_error(png, "unexpected end of data");
+    }
+    memcpy(out, reader->data + reader->offset, length);
+    reader->offset += length;
+}
+
+// Classifies a failure after longjmp. A size refused by png_set_user_limits is reported by
+// libpng as "Invalid IHDR data" after a warning that names the limit, so look there too.
+static imgtool_png_status reader_failure(imgtool_png_reader *reader) {
+    reader->stage = STAGE_FAILED;
+    if (reader->truncated) return IMGTOOL_PNG_TRUNCATED;
+    if (strstr(reader->warnings, "exceeds user limit") != NULL || strstr(reader->message, "memory") != NULL ||
+        strstr(reader->message, "too large") != NULL) {
+        return IMGTOOL_PNG_TOO_LARGE;
+    }
+    return IMGTOOL_PNG_CORRUPT;
+}
+
+imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, uint32_t max_width,
+                                              uint32_t max_height, size_t max_chunk_bytes) {
+    imgtool_png_reader *reader = calloc(1, sizeof *reader);
+    if (reader == NULL) return NULL;
+    reader->data = data;
+    reader->size = size;
+    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, reader_error, reader_warning);
+    if (reader->png == NULL) {
+        free(reader);
+        return NULL;
+    }
+    reader->info = png_create_info_struct(reader->png);
+    if (reader->info == NULL) {
+        png_destroy_read_struct(&reader->png, NULL, NULL);
+        free(reader);
+        return NULL;
+    }
+    // These setters cannot fail, so they need no setjmp.
+    png_set_read_fn(reader->png, reader, reader_read);
+    png_set_user_limits(reader->png, max_width, max_height);
+    png_set_chunk_malloc_max(reader->png, max_chunk_bytes);
+    return reader;
+}
+
+imgtool_png_status imgtool_png_reader_read_header(imgtool_png_reader *reader, imgtool_png_header *header) {
+    if (reader == NULL || header == NULL || reader->stage != STAGE_NEW) return IMGTOOL_PNG_MISUSE;
+    png_structp png = reader->png;
+    png_infop info = reader->info;
+    if (setjmp(png_jmpbuf(png))) return reader_failure(reader);
+
+    png_read_info(png, info);
+    memset(header, 0, sizeof *header);
+    header->width = png_get_image_width(png, info);
+    header->height = png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_plte = png_get_valid(png, info, PNG_INFO_PLTE) != 0;
+    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    header->has_gama = png_get_valid(png, info, PNG_INFO_gAMA) != 0;
+    header->has_srgb = png_get_valid(png, info, PNG_INFO_sRGB) != 0;
+    header->has_iccp = png_get_valid(png, info, PNG_INFO_iCCP) != 0;
+    reader->height = header->height;
+    reader->stage = STAGE_HEADER;
+    return IMGTOOL_PNG_OK;
+}
+
+imgtool_png_status imgtool_png_reader_start(imgtool_png_reader *reader, int sixteen_bit, imgtool_png_header *header) {
+    if (reader == NULL || header == NULL || reader->stage != STAGE_HEADER) return IMGTOOL_PNG_MISUSE;
+    png_structp png = reader->png;
+    png_infop info = reader->info;
+    if (setjmp(png_jmpbuf(png))) return reader_failure(reader);
+
+    int color_type = png_get_color_type(png, info);
+    int bit_depth = png_get_bit_depth(png, info);
+    int has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+
+    // Palette to RGB, grey below 8 bits to 8 bits, tRNS to an alpha channel.
+    png_set_expand(png);
+    if (bit_depth == 16) {
+        if (sixteen_bit) {
+            const uint16_t probe = 1;
+            if (*(const uint8_t *)&probe == 1) png_set_swap(png);  // PNG is big-endian; we want host order.
+        } else {
+            png_set_scale_16(png);  // (v * 255 + 32895) >> 16: rounds, unlike png_set_strip_16.
+        }
+    } else if (sixteen_bit) {
+        png_set_expand_16(png);
+        const uint16_t probe = 1;
+        if (*(const uint8_t *)&probe == 1) png_set_swap(png);
+    }
+    if ((color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
+    if (!has_alpha) png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+    reader->passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    header->output_row_bytes = png_get_rowbytes(png, info);
+    reader->stage = STAGE_STARTED;
+    return IMGTOOL_PNG_OK;
+}
+
+imgtool_png_status imgtool_png_reader_read_rows(imgtool_png_reader *reader, uint8_t *dst, size_t stride,
+                                                uint32_t row_count) {
+    if (reader == NULL || dst == NULL || reader->stage != STAGE_STARTED || reader->passes != 1 ||
+        row_count > reader->height - reader->next_row) {
+        return IMGTOOL_PNG_MISUSE;
+    }
+    png_structp png = reader->png;
+    if (setjmp(png_jmpbuf(png))) return reader_failure(reader);
+
+    for (uint32_t row = 0; row < row_count; row++) {
+        png_read_row(png, dst + (size_t)row * stride, NULL);
+    }
+    reader->next_row += row_count;
+    if (reader->next_row == reader->height) reader->stage = STAGE_ROWS_DONE;
+    return IMGTOOL_PNG_OK;
+}
+
+imgtool_png_status imgtool_png_reader_read_image(imgtool_png_reader *reader, uint8_t *dst, size_t stride) {
+    if (reader == NULL || dst == NULL || reader->stage != STAGE_STARTED || reader->next_row != 0) {
+        return IMGTOOL_PNG_MISUSE;
+    }
+    png_structp png = reader->png;
+    if (setjmp(png_jmpbuf(png))) return reader_failure(reader);
+
+    // With interlace handling on, each pass fills in its own pixels of every row.
+    for (int pass = 0; pass < reader->passes; pass++) {
+        for (uint32_t row = 0; row < reader->height; row++) {
+            png_read_row(png, dst + (size_t)row * stride, NULL);
+        }
+    }
+    reader->next_row = reader->height;
+    reader->stage = STAGE_ROWS_DONE;
+    return IMGTOOL_PNG_OK;
+}
+
+imgtool_png_status imgtool_png_reader_finish(imgtool_png_reader *reader) {
+    if (reader == NULL || reader->stage != STAGE_ROWS_DONE) return IMGTOOL_PNG_MISUSE;
+    png_structp png = reader->png;
+    if (setjmp(png_jmpbuf(png))) return reader_failure(reader);
+
+    png_read_end(png, NULL);
+    reader->stage = STAGE_FINISHED;
+    return IMGTOOL_PNG_OK;
+}
+
+const char *imgtool_png_reader_message(const imgtool_png_reader *reader) {
+    return reader == NULL ? "" : reader->message;
+}
+
+const char *imgtool_png_reader_warnings(const imgtool_png_reader *reader) {
+    return reader == NULL ? "" : reader->warnings;
+}
+
+void imgtool_png_reader_destroy(imgtool_png_reader *reader) {
+    if (reader == NULL) return;
+    png_destroy_read_struct(&reader->png, &reader->info, NULL);
+    free(reader);
+}
+
+// MARK: - Writing
+
+static void sink_error(png_structp png, png_const_charp text) {
+    imgtool_png_sink *sink = png_get_error_ptr(png);
+    if (sink->message[0] == '\0') copy_message(sink->message, sizeof sink->message, text);
+    png_longjmp(png, 1);
+}
+
+static void sink_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;  // The writer is only given valid parameters; nothing worth keeping is warned.
+}
+
+static void sink_write(png_structp png, png_bytep bytes, size_t length) {
+    imgtool_png_sink *sink = png_get_io_ptr(png);
+    if (sink->fd >= 0) {
+        while (length > 0) {
+            ssize_t written = write(sink->fd, bytes, length);
+            if (written < 0) {
+                if (errno == EINTR) continue;
+                sink->system_error = errno;
+                png_error(png, "write failed");
+            }
+            bytes += written;
+            length -= (size_t)written;
+        }
+        return;
+    }
+    if (length > sink->capacity - sink->count) {
+        size_t capacity = sink->capacity ? sink->capacity : 65536;
+        while (capacity - sink->count < length) {
+            if (capacity > SIZE_MAX / 2) png_error(png, "out of memory");
+            capacity *= 2;
+        }
+        uint8_t *grown = realloc(sink->buffer, capacity);
+        if (grown == NULL) png_error(png, "out of memory");
+        sink->buffer = grown;
+        sink->capacity = capacity;
+    }
+    memcpy(sink->buffer + sink->count, bytes, length);
+    sink->count += length;
+}
+
+static void sink_flush(png_structp png) { (void)png; }
+
+struct imgtool_png_writer {
+    png_structp png;
+    png_infop info;
+    imgtool_png_sink *sink;
+    uint32_t height;
+    uint32_t next_row;
+    int failed;
+};
+
+static imgtool_png_status writer_failure(imgtool_png_writer *writer) {
+    writer->failed = 1;
+    if (writer->sink->system_error != 0) return IMGTOOL_PNG_WRITE_FAILED;
+    return strstr(writer->sink->message, "memory") ? IMGTOOL_PNG_TOO_LARGE : IMGTOOL_PNG_MISUSE;
+}
+
+imgtool_png_writer *imgtool_png_writer_create(imgtool_png_sink *sink) {
+    if (sink == NULL) return NULL;
+    imgtool_png_writer *writer = calloc(1, sizeof *writer);
+    if (writer == NULL) return NULL;
+    sink->message[0] = '\0';
+    sink->system_error = 0;
+    writer->sink = sink;
+    writer->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, sink, sink_error, sink_warning);
+    if (writer->png == NULL) {
+        free(writer);
+        return NULL;
+    }
+    writer->info = png_create_info_struct(writer->png);
+    if (writer->info == NULL) {
+        png_destroy_write_struct(&writer->png, NULL);
+        free(writer);
+        return NULL;
+    }
+    png_set_write_fn(writer->png, sink, sink_write, sink_flush);
+    return writer;
+}
+
+imgtool_png_status imgtool_png_writer_begin(imgtool_png_writer *writer, const imgtool_png_write_params *params) {
+    if (writer == NULL || params == NULL || writer->failed || writer->height != 0) return IMGTOOL_PNG_MISUSE;
+    png_structp png = writer->png;
+    png_infop info = writer->info;
+    if (setjmp(png_jmpbuf(png))) return writer_failure(writer);
+
+    png_set_compression_level(png, params->compression_level);
+    png_set_compression_strategy(png, params->compression_strategy);
+    png_set_compression_buffer_size(png, 1u << 17);  // fewer, larger IDAT chunks
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, params->filters);
+    png_set_IHDR(png, info, params->width, params->height, params->bit_depth, params->color_type,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    if (params->color_type == PNG_COLOR_TYPE_PALETTE) {
+        png_color palette[256];
+        int count = params->palette_count;
+        if (count < 1 || count > 256 || params->palette_rgb == NULL) png_error(png, "bad palette");
+        for (int i = 0; i < count; i++) {
+            palette[i].red = params->palette_rgb[3 * i];
+            palette[i].green = params->palette_rgb[3 * i + 1];
+            palette[i].blue = params->palette_rgb[3 * i + 2];
+        }
+        png_set_PLTE(png, info, palette, count);
+        if (params->palette_alpha_count > 0 && params->palette_alpha != NULL) {
+            png_set_tRNS(png, info, params->palette_alpha, params->palette_alpha_count, NULL);
+        }
+    }
+    png_write_info(png, info);
+    if (params->bit_depth == 16) {
+        const uint16_t probe = 1;
+        if (*(const uint8_t *)&probe == 1) png_set_swap(png);  // our samples are host-order
+    }
+    writer->height = params->height;
+    return IMGTOOL_PNG_OK;
+}
+
+imgtool_png_status imgtool_png_writer_write_rows(imgtool_png_writer *writer, const uint8_t *rows, size_t stride,
+                                                 uint32_t row_count) {
+    if (writer == NULL || rows == NULL || writer->failed || row_count > writer->height - writer->next_row) {
+        return IMGTOOL_PNG_MISUSE;
+    }
+    png_structp png = writer->png;
+    if (setjmp(png_jmpbuf(png))) return writer_failure(writer);
+
+    for (uint32_t row = 0; row < row_count; row++) {
+        png_write_row(png, rows + (size_t)row * stride);
+    }
+    writer->next_row += row_count;
+    return IMGTOOL_PNG_OK;
+}
+
+imgtool_png_status imgtool_png_writer_finish(imgtool_png_writer *writer) {
+    if (writer == NULL || writer->failed || writer->height == 0 || writer->next_row != writer->height) {
+        return IMGTOOL_PNG_MISUSE;
+    }
+    png_structp png = writer->png;
+    if (setjmp(png_jmpbuf(png))) return writer_failure(writer);
+
+    png_write_end(png, NULL);
+    return IMGTOOL_PNG_OK;
+}
+
+void imgtool_png_writer_destroy(imgtool_png_writer *writer) {
+    if (writer == NULL) return;
+    png_destroy_write_struct(&writer->png, &writer->info);
+    free(writer);
+}
+
+void imgtool_png_sink_free(imgtool_png_sink *sink) {
+    if (sink == NULL) return;
+    free(sink->buffer);
+    sink->buffer = NULL;
+    sink->count = 0;
+    sink->capacity = 0;
+}
+
+const char *imgtool_png_version(void) { return PNG_LIBPNG_VER_STRING; }

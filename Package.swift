@@ -1,0 +1,66 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "imgtool",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ImgToolKit", targets: ["ImgToolKit"]),
+        .executable(name: "imgtool", targets: ["imgtool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // libpng reports errors by longjmp, which Swift cannot survive, so every libpng call
+        // goes through a small C shim that owns its own setjmp (see CLibPNG/png_shim.c).
+        .target(
+            name: "CLibPNG",
+            path: "CLibPNG",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+        ),
+        // giflib reports errors by return code, so a module map is all Swift needs.
+        .systemLibrary(
+            name: "CGif",
+            path: "CGif",
+            pkgConfig: "libgif",
+            providers: [.apt(["libgif-dev"])]
+        ),
+        .target(
+            name: "ImgToolKit",
+            dependencies: ["CLibPNG", "CGif"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "imgtool",
+            dependencies: [
+                "ImgToolKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "conformance",
+            dependencies: ["ImgToolKit"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ImgToolKitTests",
+            dependencies: ["ImgToolKit"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "imgtoolTests",
+            dependencies: ["imgtool"],
+            swiftSettings: strictSwift
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,90 @@
+/// Any image imgtool reads, opened once: PNG, APNG or GIF, sniffed from its bytes.
+///
+/// Making a source parses the file's structure (headers, chunk and record tables, the frame
+/// table) and checks every declared size against ``DecodingLimits``; it decodes no pixels.
+/// Use ``info`` for what the file declares and ``makeFrameReader(depth:)`` to decode frames.
+/// Errors name the input as given (``name``).
+public struct ImageSource: FrameSource {
+    /// The path or URL as the user gave it; every error names it.
+    public let name: String
+    /// The bytes of the file.
+    public let data: [UInt8]
+    private let base: any FrameSource
+
+    /// Opens `data`, sniffing the format from its first bytes.
+    /// - Parameters:
+    ///   - data: the whole file.
+    ///   - name: the path or URL as given, used in errors.
+    ///   - limits: sizes refused before allocating.
+    /// - Throws: ``ImgToolError`` naming `name`: `unsupportedFormat`, `corrupt`, `truncated`, `tooLarge`.
+    public init(data: [UInt8], name: String, limits: DecodingLimits = .default) throws(ImgToolError) {
+        self.name = name
+        self.data = data
+        do throws(ImgToolError) {
+            switch ImageFormat.sniff(data) {
+            case .png, .apng:
+                if let animated = try APNGSource(data: data, limits: limits) {
+                    base = animated
+                } else {
+                    base = try StillPNGSource(data: data, limits: limits)
+                }
+            case .gif:
+                base = try GIFSource(data: data, limits: limits)
+            case nil:
+                if data.count >= 4 && data[1...3].elementsEqual("PNG".utf8) {
+                    let head = Self.hex(data.prefix(8))
+                    throw ImgToolError(.corrupt, "corrupt PNG signature \(head), expected 89 50 4e 47 0d 0a 1a 0a (damaged by a text-mode transfer?)")
+                }
+                throw ImgToolError(.unsupportedFormat, Self.unknownFormatMessage(data))
+            }
+        } catch {
+            throw error.naming(name)
+        }
+    }
+
+    /// Reads the file at `path` and opens it.
+    /// - Throws: ``ImgToolError`` naming `path`: `notFound`, `unreadable`, `tooLarge`, or a decoding error.
+    public init(contentsOf path: String, limits: DecodingLimits = .default) throws(ImgToolError) {
+        try self.init(data: FileBytes.read(path), name: path, limits: limits)
+    }
+
+    /// Format, canvas, frame table and loop count.
+    public var info: ImageInfo { base.info }
+
+    /// Makes a one-shot reader that composites frames in order; its errors name ``name``.
+    public func makeFrameReader(depth: SampleDepth? = nil) throws(ImgToolError) -> any FrameReader {
+        do throws(ImgToolError) {
+            return NamingReader(base: try base.makeFrameReader(depth: depth), name: name)
+        } catch {
+            throw error.naming(name)
+        }
+    }
+
+    static func unknownFormatMessage(_ data: [UInt8]) -> String {
+        if data.isEmpty { return "empty file: not an image" }
+        return "not a PNG or GIF file (starts with bytes \(hex(data.prefix(8))))"
+    }
+
+    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+    }
+}
+
+/// Adds the input's name to a reader's errors.
+private final class NamingReader: FrameReader {
+    let base: any FrameReader
+    let name: String
+
+    init(base: any FrameReader, name: String) {
+        self.base = base
+        self.name = name
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        do throws(ImgToolError) {
+            return try base.nextFrame()
+        } catch {
+            throw error.naming(name)
+        }
+    }
+}

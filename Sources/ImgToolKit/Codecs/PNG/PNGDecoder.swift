@@ -1,0 +1,162 @@
+internal import CLibPNG
+
+/// Decodes PNG data with libpng, through the `CLibPNG` shim (libpng's longjmp never reaches Swift).
+///
+/// Output is straight RGBA: palette images expanded, `tRNS` turned into alpha, grey copied to
+/// R, G and B, A = max when the file has no alpha. No gamma or colour transformation is applied:
+/// samples come out as stored. A decoder is a one-shot value used within one task.
+public struct PNGDecoder: Sendable {
+    /// Limits checked before any pixel memory is allocated.
+    public var limits: DecodingLimits
+
+    /// Creates a decoder with the given limits.
+    public init(limits: DecodingLimits = .default) {
+        self.limits = limits
+    }
+
+    /// What IHDR and the chunks before the first IDAT declare.
+    public struct Header: Sendable, Hashable {
+        /// Width in pixels.
+        public var width: Int
+        /// Height in pixels.
+        public var height: Int
+        /// Bits per sample: 1, 2, 4, 8 or 16.
+        public var bitDepth: Int
+        /// The stored colour type.
+        public var colorType: ColorType
+        /// Whether the image is Adam7-interlaced.
+        public var isInterlaced: Bool
+        /// Whether a `tRNS` chunk is present.
+        public var hasTransparency: Bool
+        /// Colour-management chunks present.
+        public var color: ColorMetadata
+    }
+
+    /// Reads the header without decoding pixels.
+    /// - Throws: ``ImgToolError`` with code `corrupt`, `truncated` or `tooLarge`.
+    public func header(of data: [UInt8]) throws(ImgToolError) -> Header {
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
+            let reader = try Reader(bytes: bytes, limits: limits)
+            defer { reader.close() }
+            return try reader.readHeader()
+        }
+    }
+
+    /// Decodes the image.
+    /// - Parameters:
+    ///   - data: the whole PNG file.
+    ///   - depth: the output depth; `nil` keeps the file's (16-bit files give 16-bit buffers,
+    ///     all others 8-bit). 16-bit samples reduced to 8 bits are rounded, as `png_set_scale_16`.
+    /// - Returns: the pixels, with ``PixelBuffer/metadata`` describing the file.
+    /// - Throws: ``ImgToolError`` with code `corrupt`, `truncated`, `tooLarge` or `cancelled`.
+    ///   The error names no input: callers add it with ``ImgToolError/naming(_:)``.
+    public func decode(_ data: [UInt8], depth: SampleDepth? = nil) throws(ImgToolError) -> PixelBuffer {
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
+            let reader = try Reader(bytes: bytes, limits: limits)
+            defer { reader.close() }
+            let header = try reader.readHeader()
+            try limits.checkPixels(width: header.width, height: header.height)
+            let outputDepth = depth ?? (header.bitDepth == 16 ? .sixteen : .eight)
+            try reader.start(sixteenBit: outputDepth == .sixteen, width: header.width)
+            var image = PixelBuffer(width: header.width, height: header.height, depth: outputDepth)
+            switch outputDepth {
+            case .eight:
+                try image.withMutableRGBA8 { (samples: inout [UInt8]) throws(ImgToolError) in
+                    try samples.withUnsafeMutableBufferPointer { buffer throws(ImgToolError) in
+                        try reader.readPixels(into: UnsafeMutableRawBufferPointer(buffer), header: header)
+                    }
+                }
+            case .sixteen:
+                try image.withMutableRGBA16 { (samples: inout [UInt16]) throws(ImgToolError) in
+                    try samples.withUnsafeMutableBufferPointer { buffer throws(ImgToolError) in
+                        try reader.readPixels(into: UnsafeMutableRawBufferPointer(buffer), header: header)
+                    }
+                }
+            }
+            try reader.finish()
+            image.metadata = ImageMetadata(
+                format: .png, bitDepth: header.bitDepth, colorType: header.colorType, color: header.color)
+            return image
+        }
+    }
+}
+
+/// Owns one `imgtool_png_reader`; every call maps the shim's status to an ``ImgToolError``.
+private final class Reader {
+    private let handle: OpaquePointer
+    private var cHeader = imgtool_png_header()
+
+    init(bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws(ImgToolError) {
+        // libpng's own limits: no side may exceed the pixel limit, and ancillary chunks are capped.
+        let side = UInt32(clamping: min(limits.maxPixels, 0x7fff_ffff))
+        guard let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1),
+            let handle = imgtool_png_reader_create(base, bytes.count, side, side, limits.maxChunkBytes)
+        else {
+            throw ImgToolError(.tooLarge, "out of memory creating a PNG reader")
+        }
+        self.handle = handle
+    }
+
+    func close() { imgtool_png_reader_destroy(handle) }
+
+    /// `imgtool_png_reader_read_header`.
+    func readHeader() throws(ImgToolError) -> PNGDecoder.Header {
+        try check(imgtool_png_reader_read_header(handle, &cHeader), phase: "reading the header")
+        return PNGDecoder.Header(
+            width: Int(cHeader.width), height: Int(cHeader.height), bitDepth: Int(cHeader.bit_depth),
+            colorType: ColorType(pngCode: Int(cHeader.color_type)) ?? .rgba,
+            isInterlaced: cHeader.interlaced != 0, hasTransparency: cHeader.has_trns != 0,
+            color: ColorMetadata(
+                hasGamma: cHeader.has_gama != 0, hasSRGB: cHeader.has_srgb != 0, hasICCProfile: cHeader.has_iccp != 0))
+    }
+
+    /// `imgtool_png_reader_start`.
+    func start(sixteenBit: Bool, width: Int) throws(ImgToolError) {
+        try check(imgtool_png_reader_start(handle, sixteenBit ? 1 : 0, &cHeader), phase: "setting up the decoder")
+        let expected = width * 4 * (sixteenBit ? 2 : 1)
+        guard cHeader.output_row_bytes == expected else {
+            throw ImgToolError(.corrupt, "libpng produced \(cHeader.output_row_bytes)-byte rows, expected \(expected)")
+        }
+    }
+
+    /// Reads every row into `raw`, in bands of rows so that cancellation is noticed between them.
+    /// An interlaced image must be read whole (`imgtool_png_reader_read_image`).
+    func readPixels(into raw: UnsafeMutableRawBufferPointer, header: PNGDecoder.Header) throws(ImgToolError) {
+        guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), header.height > 0 else { return }
+        let stride = Int(cHeader.output_row_bytes)
+        if header.isInterlaced {
+            try check(imgtool_png_reader_read_image(handle, base, stride), phase: "reading the image data")
+            return
+        }
+        let band = max(1, (1 << 20) / max(stride, 1))  // about 1 MiB of output per C call
+        var row = 0
+        while row < header.height {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding row \(row)") }
+            let count = min(band, header.height - row)
+            try check(
+                imgtool_png_reader_read_rows(handle, base + row * stride, stride, UInt32(count)),
+                phase: "reading rows \(row)-\(row + count - 1)")
+            row += count
+        }
+    }
+
+    /// `imgtool_png_reader_finish`: the chunks after the image data, up to IEND.
+    func finish() throws(ImgToolError) {
+        try check(imgtool_png_reader_finish(handle), phase: "reading the chunks after the image data")
+    }
+
+    private func check(_ status: imgtool_png_status, phase: String) throws(ImgToolError) {
+        guard status != IMGTOOL_PNG_OK else { return }
+        let cause = String(cString: imgtool_png_reader_message(handle))
+        let warnings = String(cString: imgtool_png_reader_warnings(handle))
+        switch status {
+        case IMGTOOL_PNG_TRUNCATED:
+            throw ImgToolError(.truncated, "truncated PNG: the data ends while \(phase)", cause: cause)
+        case IMGTOOL_PNG_TOO_LARGE:
+            let detail = warnings.split(separator: "\n").first.map(String.init) ?? cause
+            throw ImgToolError(.tooLarge, "PNG too large: \(detail)", cause: cause)
+        default:
+            throw ImgToolError(.corrupt, "corrupt PNG: \(cause) while \(phase)", cause: nil)
+        }
+    }
+}

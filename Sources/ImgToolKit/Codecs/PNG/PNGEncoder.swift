@@ -1,0 +1,124 @@
+internal import CLibPNG
+
+/// Encodes a ``PixelBuffer`` as PNG with libpng, through the `CLibPNG` shim.
+///
+/// The encoder stores the smallest exact colour type and bit depth (grey at 1, 2, 4 or 8 bits,
+/// a palette with `tRNS` when at most 256 colours occur, RGB when every pixel is opaque, 16-bit
+/// only when some sample needs it), so decoding the output gives back the same pixels.
+public struct PNGEncoder: Sendable {
+    /// zlib's strategies, as `png_set_compression_strategy` takes them.
+    public enum Strategy: String, Sendable, Hashable, CaseIterable {
+        /// `Z_DEFAULT_STRATEGY`.
+        case `default`
+        /// `Z_FILTERED`.
+        case filtered
+        /// `Z_HUFFMAN_ONLY`.
+        case huffman
+        /// `Z_RLE`: run-length matches only; much faster on filtered photographs.
+        case rle
+
+        var zlibValue: Int32 {
+            switch self {
+            case .default: 0
+            case .filtered: 1
+            case .huffman: 2
+            case .rle: 3
+            }
+        }
+    }
+
+    /// zlib level, 0 (store) to 9 (smallest). Default ``defaultLevel``.
+    public var compressionLevel: Int
+    /// zlib strategy. `nil` (the default) picks by measurement-backed rule: ``Strategy/rle`` for
+    /// true-colour images at levels 1-3, ``Strategy/default`` otherwise.
+    public var strategy: Strategy?
+
+    /// The default zlib level, chosen by measurement (see the README's benchmark section).
+    public static let defaultLevel = 2
+
+    /// Creates an encoder.
+    /// - Parameters:
+    ///   - compressionLevel: zlib level 0-9 (clamped); default ``defaultLevel``.
+    ///   - strategy: zlib strategy; `nil` picks one for the image.
+    public init(compressionLevel: Int = PNGEncoder.defaultLevel, strategy: Strategy? = nil) {
+        self.compressionLevel = min(max(compressionLevel, 0), 9)
+        self.strategy = strategy
+    }
+
+    /// Encodes `image` into memory.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for an empty image, `tooLarge` when memory runs out.
+    public func encode(_ image: PixelBuffer) throws(ImgToolError) -> [UInt8] {
+        var sink = imgtool_png_sink()
+        sink.fd = -1
+        defer { imgtool_png_sink_free(&sink) }
+        try write(image, into: &sink)
+        guard let buffer = sink.buffer else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer, count: sink.count))
+    }
+
+    /// Encodes `image` straight to an open file descriptor (not closed here).
+    /// - Throws: ``ImgToolError`` `writeFailed` with errno's text when a write fails.
+    public func write(_ image: PixelBuffer, toFileDescriptor fd: Int32) throws(ImgToolError) {
+        var sink = imgtool_png_sink()
+        sink.fd = fd
+        try write(image, into: &sink)
+    }
+
+    private func write(_ image: PixelBuffer, into sink: inout imgtool_png_sink) throws(ImgToolError) {
+        guard image.width > 0, image.height > 0 else {
+            throw ImgToolError(.invalidArgument, "cannot encode an empty \(image.width)x\(image.height) image as PNG")
+        }
+        let layout = PNGLayout.choose(for: image)
+        let packer = RowPacker(layout: layout, width: image.width)
+        let chosenStrategy = strategy ?? (layout.colorType != .palette && layout.bitDepth >= 8 && (1...3).contains(compressionLevel) ? .rle : .default)
+        // Palette and low-depth images compress best unfiltered; others with adaptive filters.
+        let filters: Int32 = layout.colorType == .palette || layout.bitDepth < 8 ? 0x08 : 0xf8
+
+        let paletteRGB = layout.palette.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0 >> 16)] }
+        let alphas = layout.palette.map { UInt8(truncatingIfNeeded: $0 >> 24) }
+        let alphaCount = (alphas.lastIndex { $0 != 255 } ?? -1) + 1
+
+        try withUnsafeMutablePointer(to: &sink) { sinkPointer throws(ImgToolError) in
+            guard let writer = imgtool_png_writer_create(sinkPointer) else {
+                throw ImgToolError(.tooLarge, "out of memory creating a PNG writer")
+            }
+            defer { imgtool_png_writer_destroy(writer) }
+            try paletteRGB.withUnsafeBufferPointer { rgb throws(ImgToolError) in
+                try alphas.withUnsafeBufferPointer { alpha throws(ImgToolError) in
+                    var params = imgtool_png_write_params()
+                    params.width = UInt32(image.width)
+                    params.height = UInt32(image.height)
+                    params.bit_depth = Int32(layout.bitDepth)
+                    params.color_type = Int32(layout.colorType.pngCode)
+                    params.compression_level = Int32(compressionLevel)
+                    params.compression_strategy = chosenStrategy.zlibValue
+                    params.filters = filters
+                    params.palette_rgb = rgb.baseAddress
+                    params.palette_count = Int32(layout.palette.count)
+                    params.palette_alpha = alpha.baseAddress
+                    params.palette_alpha_count = Int32(alphaCount)
+                    try check(imgtool_png_writer_begin(writer, &params), sink: sinkPointer)
+                }
+            }
+            try packer.forEachBand(of: image) { rows, stride, count throws(ImgToolError) in
+                try check(imgtool_png_writer_write_rows(writer, rows, stride, UInt32(count)), sink: sinkPointer)
+            }
+            try check(imgtool_png_writer_finish(writer), sink: sinkPointer)
+        }
+    }
+
+    private func check(_ status: imgtool_png_status, sink: UnsafeMutablePointer<imgtool_png_sink>) throws(ImgToolError) {
+        guard status != IMGTOOL_PNG_OK else { return }
+        let message = withUnsafeBytes(of: sink.pointee.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch status {
+        case IMGTOOL_PNG_WRITE_FAILED:
+            throw ImgToolError(.writeFailed, "writing PNG data failed", cause: systemErrorText(sink.pointee.system_error))
+        case IMGTOOL_PNG_TOO_LARGE:
+            throw ImgToolError(.tooLarge, "out of memory while encoding PNG", cause: message)
+        default:
+            throw ImgToolError(.invalidArgument, "libpng refused to encode: \(message)")
+        }
+    }
+}

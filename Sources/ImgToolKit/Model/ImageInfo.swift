@@ -1,0 +1,60 @@
+/// What an image file declares: its format, canvas, colour, frames and loop count.
+///
+/// Produced once when an ``ImageSource`` is prepared; reading it decodes no pixels.
+public struct ImageInfo: Sendable, Hashable {
+    /// The container format.
+    public var format: ImageFormat
+    /// Canvas width in pixels (PNG: IHDR; GIF: the logical screen).
+    public var width: Int
+    /// Canvas height in pixels.
+    public var height: Int
+    /// Bits per sample as stored (PNG: 1, 2, 4, 8 or 16; GIF: 8).
+    public var bitDepth: Int
+    /// Colour type as stored.
+    public var colorType: ColorType
+    /// Whether the pixels are stored interlaced (Adam7 or GIF interlacing; for an animation, any frame).
+    public var isInterlaced: Bool
+    /// Which colour-management chunks are present (none is applied).
+    public var color: ColorMetadata
+    /// The animation's frames; a still image has one.
+    public var frames: [FrameInfo]
+    /// The raw loop value stored in the file: GIF NETSCAPE2.0 loop count, APNG `num_plays`;
+    /// 0 means forever; `nil` when the file has none.
+    public var loopCount: Int?
+    /// How many times the animation plays: 0 means forever. A GIF without a loop extension
+    /// plays once; a GIF loop value N means N repeats, so N + 1 plays; an APNG `num_plays` N
+    /// means N plays.
+    public var plays: Int
+    /// `false` when the input ended early and only the frames before the cut are listed
+    /// (ImageIO's `kCGImageAnimationIncompleteInput`, -22143, for the rest).
+    public var isComplete: Bool
+    /// Problems that did not stop decoding (a broken APNG animation shown as its default image,
+    /// a truncated GIF), one sentence each. The library never prints them.
+    public var warnings: [String]
+
+    /// Creates image information.
+    public init(
+        format: ImageFormat, width: Int, height: Int, bitDepth: Int, colorType: ColorType,
+        isInterlaced: Bool = false, color: ColorMetadata = ColorMetadata(), frames: [FrameInfo],
+        loopCount: Int? = nil, plays: Int = 1, isComplete: Bool = true, warnings: [String] = []
+    ) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.bitDepth = bitDepth
+        self.colorType = colorType
+        self.isInterlaced = isInterlaced
+        self.color = color
+        self.frames = frames
+        self.loopCount = loopCount
+        self.plays = plays
+        self.isComplete = isComplete
+        self.warnings = warnings
+    }
+
+    /// The number of frames.
+    public var frameCount: Int { frames.count }
+
+    /// Whether the image has more than one frame.
+    public var isAnimated: Bool { frames.count > 1 }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a file so that it appears whole or not at all.
+///
+/// The bytes go to a temporary file in the destination's folder (`.NAME.XXXXXX` from `mkstemp`),
+/// which is renamed over the destination only after every write succeeded; on any error, or
+/// cancellation, the temporary file is removed and the destination is untouched. A process killed
+/// in the middle leaves the old file (or none) in place, never a partial one. This mirrors
+/// swift-nio's `OpenOptions.NewFile.transactionalCreation`.
+public enum AtomicFileWriter {
+    /// Whether an existing destination may be replaced.
+    public enum ExistingFile: Sendable {
+        /// Fail with ``ImgToolError/Code/writeFailed`` when the destination exists (checked
+        /// atomically: the file is linked into place with `link`, which never replaces).
+        case fail
+        /// Replace it atomically with `rename`.
+        case replace
+    }
+
+    /// Creates `path` with the bytes `body` writes to the file descriptor it is given.
+    /// - Parameters:
+    ///   - path: the destination.
+    ///   - existing: what to do when `path` already exists.
+    ///   - body: writes the content; the descriptor is closed afterwards.
+    /// - Throws: ``ImgToolError`` naming `path`: `writeFailed` (with errno's text) or whatever `body` throws.
+    public static func write(
+        to path: String, existing: ExistingFile = .replace,
+        _ body: (Int32) throws(ImgToolError) -> Void
+    ) throws(ImgToolError) {
+        let (folder, name) = split(path)
+        var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress.unsafelyUnwrapped) }
+        guard fd >= 0 else {
+            throw ImgToolError(.writeFailed, "cannot create a temporary file in \(folder)", input: path, cause: systemErrorText(errno))
+        }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
+        var committed = false
+        defer {
+            if !committed { unlink(temporary) }
+        }
+        do {
+            try body(fd)
+        } catch {
+            close(fd)
+            throw error.naming(path)
+        }
+        // mkstemp creates 0600; give the file the mode a plain create would have.
+        let mask = umask(0)
+        umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+        if close(fd) != 0 {
+            throw ImgToolError(.writeFailed, "closing the temporary file failed", input: path, cause: systemErrorText(errno))
+        }
+        switch existing {
+        case .replace:
+            guard rename(temporary, path) == 0 else {
+                throw ImgToolError(.writeFailed, "cannot move the new file into place", input: path, cause: systemErrorText(errno))
+            }
+        case .fail:
+            guard link(temporary, path) == 0 else {
+                let code = errno
+                let message = code == EEXIST ? "already exists; pass --force to replace it" : "cannot move the new file into place"
+                throw ImgToolError(.writeFailed, message, input: path, cause: code == EEXIST ? nil : systemErrorText(code))
+            }
+            unlink(temporary)
+        }
+        committed = true
+    }
+
+    /// Splits a path into its folder ("." when none) and last component.
+    static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    }
+}

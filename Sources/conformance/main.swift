@@ -1,0 +1,149 @@
+// The conformance runner: decodes every file of the shared corpus with ImgToolKit and compares
+// size, frame count, loop value, delays, each frame's RGBA8 SHA-256 and the pixel checks with
+// manifest.json. Prints one line per failing file and ends with `N passed, N failed`.
+//
+// Usage: conformance [--corpus DIR] [--only pngsuite|apng|gif] [--verbose]
+import Foundation
+import ImgToolKit
+
+struct Options {
+    var corpus = "../shared/corpus"
+    var only: [String] = []
+    var verbose = false
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--corpus": corpus = iterator.next() ?? corpus
+            case "--only": only.append(contentsOf: (iterator.next() ?? "").split(separator: ",").map(String.init))
+            case "--verbose", "-v": verbose = true
+            default:
+                FileHandle.standardError.write(Data("conformance: unknown argument \(argument)\n".utf8))
+                exit(64)
+            }
+        }
+    }
+}
+
+let options = Options(arguments: CommandLine.arguments)
+let manifestPath = options.corpus + "/manifest.json"
+guard let manifestData = FileManager.default.contents(atPath: manifestPath),
+    let manifest = try? JSONSerialization.jsonObject(with: manifestData) as? [String: Any],
+    let entries = manifest["entries"] as? [[String: Any]]
+else {
+    FileHandle.standardError.write(Data("conformance: cannot read \(manifestPath)\n".utf8))
+    exit(1)
+}
+
+var passed = 0
+var failed = 0
+var notes: [String: Int] = [:]
+
+for entry in entries {
+    guard let file = entry["file"] as? String else { continue }
+    let group = String(file.prefix { $0 != "/" })
+    if !options.only.isEmpty && !options.only.contains(group) { continue }
+    let problems = check(entry: entry, path: options.corpus + "/" + file)
+    if problems.isEmpty {
+        passed += 1
+        if options.verbose { print("ok   \(file)") }
+    } else {
+        failed += 1
+        print("FAIL \(file): " + problems.joined(separator: "; "))
+    }
+}
+print("\(passed) passed, \(failed) failed")
+exit(failed == 0 ? 0 : 1)
+
+/// Decodes the whole file: info plus every frame at 8 bits (and at the native depth when asked).
+func decodeAll(path: String, sixteen: Bool) throws(ImgToolError) -> (ImageInfo, [PixelBuffer], [PixelBuffer]) {
+    let source = try ImageSource(contentsOf: path)
+    var frames8: [PixelBuffer] = []
+    let reader = try source.makeFrameReader(depth: .eight)
+    while let frame = try reader.nextFrame() { frames8.append(frame.image) }
+    var frames16: [PixelBuffer] = []
+    if sixteen {
+        let reader16 = try source.makeFrameReader(depth: .sixteen)
+        while let frame = try reader16.nextFrame() { frames16.append(frame.image) }
+    }
+    return (source.info, frames8, frames16)
+}
+
+func check(entry: [String: Any], path: String) -> [String] {
+    let expect = entry["expect"] as? String ?? "ok"
+    let is16 = ((entry["png"] as? [String: Any])?["bit_depth"] as? Int) == 16
+    let result: Result<(ImageInfo, [PixelBuffer], [PixelBuffer]), ImgToolError>
+    do {
+        result = .success(try decodeAll(path: path, sixteen: is16 && entry["rgba16_sha256"] != nil))
+    } catch {
+        result = .failure(error)
+    }
+
+    let errorAccepted = expect == "error" || entry["error_ok"] as? Bool == true
+    switch (expect, result) {
+    case (_, .failure(let error)) where errorAccepted:
+        return error.input == path ? [] : ["error does not name the input: \(error)"]
+    case ("error", .success(let (info, frames, _))):
+        if entry["fallback_ok"] as? Bool == true, let fallback = entry["fallback_rgba_sha256"] as? String,
+            frames.count == 1, frames[0].rgba8Digest() == fallback, !info.warnings.isEmpty
+        {
+            return []  // the APNG spec's recommended fallback: show the default image, with a warning
+        }
+        if entry["alt_ok"] as? Bool == true { return [] }
+        return ["expected an error (\(entry["error_reason"] as? String ?? "?")), decoded \(frames.count) frames"]
+    case (_, .failure(let error)):
+        return ["expected to decode, got: \(error)"]
+    case (_, .success(let (info, frames, frames16))):
+        return compare(entry: entry, info: info, frames: frames, frames16: frames16)
+    }
+}
+
+func compare(entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frames16: [PixelBuffer]) -> [String] {
+    var problems: [String] = []
+    if let width = entry["width"] as? Int, let height = entry["height"] as? Int, width != info.width || height != info.height {
+        problems.append("size \(info.width)x\(info.height), expected \(width)x\(height)")
+    }
+    let expectedFrames = entry["frames"] as? Int ?? 1
+    if frames.count != expectedFrames || info.frameCount != expectedFrames {
+        problems.append("\(frames.count) frames decoded (\(info.frameCount) listed), expected \(expectedFrames)")
+    }
+    if expectedFrames > 1 {
+        let expectedLoops = entry["loops"] as? Int
+        if info.loopCount != expectedLoops {
+            problems.append("loop value \(info.loopCount.map(String.init) ?? "none"), expected \(expectedLoops.map(String.init) ?? "none")")
+        }
+    }
+    if let delays = entry["delays_ms"] as? [Double], !delays.isEmpty {
+        let ours = info.frames.map { ($0.delayMilliseconds * 1000).rounded() / 1000 }
+        if ours != delays { problems.append("delays \(ours), expected \(delays)") }
+    }
+    var hashes = entry["frames_rgba_sha256"] as? [String] ?? []
+    if let rounded = entry["rgba8_scale16_sha256"] as? String, hashes.count == 1 {
+        hashes = [rounded]  // we reduce 16-bit samples with rounding, as png_set_scale_16
+    }
+    var mismatched: [Int] = []
+    for (index, expected) in hashes.enumerated() where index < frames.count {
+        if frames[index].rgba8Digest() != expected { mismatched.append(index) }
+    }
+    if !mismatched.isEmpty {
+        problems.append("frame hashes differ at \(mismatched.prefix(8).map(String.init).joined(separator: ","))\(mismatched.count > 8 ? "..." : "") (\(mismatched.count) of \(hashes.count))")
+    }
+    if let expected16 = entry["rgba16_sha256"] as? String, let first = frames16.first, first.rgba16Digest() != expected16 {
+        problems.append("16-bit hash differs")
+    }
+    for check in entry["checks"] as? [[String: Any]] ?? [] {
+        guard let frame = check["frame"] as? Int, let x = check["x"] as? Int, let y = check["y"] as? Int,
+            frame < frames.count, x < frames[frame].width, y < frames[frame].height
+        else { continue }
+        var pixel = frames[frame].pixel8(x: x, y: y)
+        if pixel[3] == 0 { pixel = [0, 0, 0, 0] }
+        if let rgba = check["rgba"] as? [Int] {
+            let want = rgba[3] == 0 ? [0, 0, 0, 0] : rgba
+            if pixel.map(Int.init) != want { problems.append("pixel (\(x),\(y)) of frame \(frame) is \(pixel), expected \(want)") }
+        } else if let alpha = check["a"] as? Int, Int(pixel[3]) != alpha {
+            problems.append("alpha at (\(x),\(y)) of frame \(frame) is \(pixel[3]), expected \(alpha)")
+        }
+    }
+    return problems
+}

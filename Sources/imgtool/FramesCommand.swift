@@ -1,0 +1,135 @@
+import ArgumentParser
+import ImgToolKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `imgtool frames FILE -o DIR`: every composited frame as a PNG file.
+struct FramesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frames",
+        abstract: "Write every frame of an image as a PNG file (frame-0000.png, ...).",
+        discussion: """
+            Frames are composited as a player shows them. DIR is created when missing; when the \
+            input is rejected nothing is written and no empty DIR is left behind.
+            """
+    )
+
+    @Argument(help: "The image file (PNG, APNG, GIF).")
+    var file: String
+
+    @Option(name: [.short, .customLong("output")], help: "The folder to write frames into.")
+    var output: String
+
+    @Option(help: "Sample depth of the written PNG files: 8, or 16 to keep 16-bit samples.")
+    var depth: Int = 8
+
+    @Option(help: "Only these frames: N, A..B (inclusive), A.. or ..B.")
+    var range: FrameRange?
+
+    @Option(help: "zlib compression level of the written files, 0-9.")
+    var level: Int = PNGEncoder.defaultLevel
+
+    @OptionGroup var limits: LimitOptions
+
+    func validate() throws {
+        guard depth == 8 || depth == 16 else { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
+        guard (0...9).contains(level) else { throw ValidationError("--level must be 0-9, not \(level)") }
+    }
+
+    func run() async throws {
+        do {
+            let written = try writeFrames()
+            Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func writeFrames() throws(ImgToolError) -> Int {
+        let source = try ImageSource(contentsOf: file, limits: limits.limits)
+        let selected = try (range ?? FrameRange(lower: nil, upper: nil)).resolved(frameCount: source.info.frameCount)
+        let createdFolder = try OutputFolder.create(output)
+        var writtenPaths: [String] = []
+        do {
+            let encoder = PNGEncoder(compressionLevel: level)
+            let reader = try source.makeFrameReader(depth: depth == 16 ? nil : .eight)
+            while let frame = try reader.nextFrame() {
+                if frame.index > selected.upperBound { break }
+                guard selected.contains(frame.index) else { continue }
+                let path = "\(output)/frame-\(Self.padded(frame.index)).png"
+                try AtomicFileWriter.write(to: path) { (fd) throws(ImgToolError) in
+                    try encoder.write(frame.image, toFileDescriptor: fd)
+                }
+                writtenPaths.append(path)
+            }
+            if !source.info.isComplete {
+                for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
+            }
+            return writtenPaths.count
+        } catch {
+            for path in writtenPaths { unlink(path) }
+            if createdFolder { rmdir(output) }
+            throw error
+        }
+    }
+
+    static func padded(_ index: Int) -> String {
+        let digits = String(index)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
+
+/// A frame selection such as `3`, `10..20`, `5..` or `..4` (inclusive).
+struct FrameRange: ExpressibleByArgument {
+    var lower: Int?
+    var upper: Int?
+
+    init(lower: Int?, upper: Int?) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    init?(argument: String) {
+        if let single = Int(argument), single >= 0 {
+            self.init(lower: single, upper: single)
+            return
+        }
+        let parts = argument.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].isEmpty else { return nil }
+        let lower = parts[0].isEmpty ? nil : Int(parts[0])
+        let upper = parts[2].isEmpty ? nil : Int(parts[2])
+        if !parts[0].isEmpty && lower == nil || !parts[2].isEmpty && upper == nil { return nil }
+        if let lower, let upper, lower > upper { return nil }
+        if (lower ?? 0) < 0 || (upper ?? 0) < 0 { return nil }
+        self.init(lower: lower, upper: upper)
+    }
+
+    func resolved(frameCount: Int) throws(ImgToolError) -> ClosedRange<Int> {
+        let first = lower ?? 0
+        let last = min(upper ?? frameCount - 1, frameCount - 1)
+        guard first < frameCount, first <= last else {
+            throw ImgToolError(.invalidArgument, "--range selects no frame: the image has \(frameCount) frame\(frameCount == 1 ? "" : "s")")
+        }
+        return first...last
+    }
+}
+
+/// Creates the output folder, remembering whether it had to, so a failed run can remove it.
+enum OutputFolder {
+    static func create(_ path: String) throws(ImgToolError) -> Bool {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFDIR else {
+                throw ImgToolError(.writeFailed, "exists and is not a folder", input: path)
+            }
+            return false
+        }
+        guard mkdir(path, 0o777) == 0 else {
+            throw ImgToolError(.writeFailed, "cannot create the folder", input: path, cause: String(cString: strerror(errno)))
+        }
+        return true
+    }
+}

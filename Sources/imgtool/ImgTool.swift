@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The `imgtool` command: decodes, plays and composites PNG, APNG and GIF images.
+@main
+struct ImgTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imgtool",
+        abstract: "Decode, play and composite PNG, APNG and GIF images.",
+        discussion: """
+            Exit status: 0 on success, 1 when an input is bad or an operation failed (the error \
+            names the input), 64 for a usage error.
+            """,
+        version: "0.1.0",
+        subcommands: [InfoCommand.self, FramesCommand.self]
+    )
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import ImgToolKit
+
+/// `imgtool info FILE...`: what each file declares, as text or JSON lines.
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show format, size, colour, frames, loop count and delays of images.",
+        discussion: "With --json, prints one JSON object per file on its own line (fields in the README)."
+    )
+
+    @Argument(help: "Image files (PNG, APNG, GIF).")
+    var files: [String]
+
+    @Flag(help: "Print one JSON object per file.")
+    var json = false
+
+    @OptionGroup var limits: LimitOptions
+
+    func run() async throws {
+        var failed = false
+        for file in files {
+            do {
+                let source = try ImageSource(contentsOf: file, limits: limits.limits)
+                if json {
+                    Console.out(Self.json(for: source.info, file: file).serialized)
+                } else {
+                    Console.out(Self.text(for: source.info, file: file))
+                }
+                for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
+            } catch {
+                Console.error("error: \(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    static func json(for info: ImageInfo, file: String) -> JSONValue {
+        let table: [JSONValue] = info.frames.map { frame in
+            [
+                "index": .int(frame.index), "delay_ms": .milliseconds(frame.delayMilliseconds),
+                "x": .int(frame.region.x), "y": .int(frame.region.y),
+                "width": .int(frame.region.width), "height": .int(frame.region.height),
+                "disposal": .string(frame.disposal.rawValue), "blend": .string(frame.blend.rawValue),
+            ]
+        }
+        return [
+            "file": .string(file),
+            "format": .string(info.format.rawValue),
+            "width": .int(info.width),
+            "height": .int(info.height),
+            "bit_depth": .int(info.bitDepth),
+            "color_type": .string(info.colorType.rawValue),
+            "interlaced": .bool(info.isInterlaced),
+            "frames": .int(info.frameCount),
+            "loop_count": .optional(info.loopCount),
+            "plays": .int(info.plays),
+            "delays_ms": .array(info.frames.map { .milliseconds($0.delayMilliseconds) }),
+            "duration_ms": .milliseconds(info.frames.reduce(0) { $0 + $1.delayMilliseconds }),
+            "gamma": .bool(info.color.hasGamma),
+            "srgb": .bool(info.color.hasSRGB),
+            "iccp": .bool(info.color.hasICCProfile),
+            "complete": .bool(info.isComplete),
+            "warnings": .array(info.warnings.map(JSONValue.string)),
+            "frame_table": .array(table),
+        ]
+    }
+
+    static func text(for info: ImageInfo, file: String) -> String {
+        var parts = ["\(info.format.rawValue.uppercased()) \(info.width)x\(info.height)"]
+        parts.append("\(info.colorType.rawValue) \(info.bitDepth)-bit")
+        if info.isInterlaced { parts.append("interlaced") }
+        parts.append(info.frameCount == 1 ? "1 frame" : "\(info.frameCount) frames")
+        if info.isAnimated {
+            let plays = info.plays == 0 ? "loops forever" : info.plays == 1 ? "plays once" : "plays \(info.plays) times"
+            parts.append(plays + (info.loopCount.map { " (loop value \($0))" } ?? " (no loop value)"))
+            let total = info.frames.reduce(0) { $0 + $1.delayMilliseconds }
+            parts.append("\(Self.format(total)) ms per play")
+        }
+        var chunks: [String] = []
+        if info.color.hasGamma { chunks.append("gAMA") }
+        if info.color.hasSRGB { chunks.append("sRGB") }
+        if info.color.hasICCProfile { chunks.append("iCCP") }
+        if !chunks.isEmpty { parts.append("colour chunks " + chunks.joined(separator: " ") + " (not applied)") }
+        if !info.isComplete { parts.append("incomplete") }
+        var lines = ["\(file): " + parts.joined(separator: ", ")]
+        if info.isAnimated {
+            lines.append("  delays (ms): " + info.frames.map { Self.format($0.delayMilliseconds) }.joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func format(_ milliseconds: Double) -> String {
+        let rounded = (milliseconds * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}
