@@ -28,14 +28,14 @@ struct FramesCommand: AsyncParsableCommand {
     @Option(help: "Only these frames: N, A..B (inclusive), A.. or ..B.")
     var range: FrameRange?
 
-    @Option(help: "zlib compression level of the written files, 0-9.")
-    var level: Int = PNGEncoder.defaultLevel
+    @Option(help: "zlib compression level of the written files, 0-9 (default: chosen per image).")
+    var level: Int?
 
     @OptionGroup var limits: LimitOptions
 
     func validate() throws {
         guard depth == 8 || depth == 16 else { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
-        guard (0...9).contains(level) else { throw ValidationError("--level must be 0-9, not \(level)") }
+        if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
     }
 
     func run() async throws {

@@ -15,6 +15,12 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per file.")
     var json = false
 
+    @Flag(help: "Decode every frame, so that damage past the headers is found too.")
+    var verify = false
+
+    @Flag(help: "Decode every frame and print the SHA-256 of each composited frame as 8-bit RGBA (implies --verify).")
+    var hash = false
+
     @OptionGroup var limits: LimitOptions
 
     func run() async throws {
@@ -22,10 +28,17 @@ struct InfoCommand: AsyncParsableCommand {
         for file in files {
             do {
                 let source = try ImageSource(contentsOf: file, limits: limits.limits)
+                let hashes = verify || hash ? try Self.decodeAll(source, hashing: hash) : []
                 if json {
-                    Console.out(Self.json(for: source.info, file: file).serialized)
+                    var object = Self.json(for: source.info, file: file)
+                    if hash, case .object(var members) = object {
+                        members["frames_rgba_sha256"] = .array(hashes.map(JSONValue.string))
+                        object = .object(members)
+                    }
+                    Console.out(object.serialized)
                 } else {
                     Console.out(Self.text(for: source.info, file: file))
+                    for (index, digest) in hashes.enumerated() { Console.out("  frame \(index) rgba8 sha256 \(digest)") }
                 }
                 for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
             } catch {
@@ -34,6 +47,16 @@ struct InfoCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode.failure }
+    }
+
+    /// Decodes every frame; returns each frame's RGBA8 SHA-256 when `hashing`, else nothing.
+    static func decodeAll(_ source: ImageSource, hashing: Bool) throws(ImgToolError) -> [String] {
+        var digests: [String] = []
+        let reader = try source.makeFrameReader(depth: hashing ? .eight : nil)
+        while let frame = try reader.nextFrame() {
+            if hashing { digests.append(frame.image.rgba8Digest()) }
+        }
+        return digests
     }
 
     static func json(for info: ImageInfo, file: String) -> JSONValue {

@@ -30,8 +30,20 @@ enum FileBytes {
         if declared > maxBytes {
             throw ImgToolError(.tooLarge, "file is \(declared) bytes, over the limit of \(maxBytes)", input: path)
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(max(declared, 0) + 1)
+        // Read straight into an array of the declared size, then keep reading in case the
+        // file grew (or is a pipe-like file whose size stat does not know).
+        var bytes = try [UInt8](unsafeUninitializedCapacity: max(declared, 0)) { (buffer, count) throws(ImgToolError) in
+            count = 0
+            while count < buffer.count {
+                let got = Glibc.read(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw ImgToolError(.unreadable, "read failed", input: path, cause: systemErrorText(errno))
+                }
+                if got == 0 { break }
+                count += got
+            }
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }

@@ -36,6 +36,43 @@ public struct PixelBuffer: Sendable, Hashable {
         }
     }
 
+    /// Creates a buffer whose samples `fill` writes; it must initialize all of them. This skips
+    /// the zero-fill of ``init(width:height:depth:)`` for decoders that overwrite every sample.
+    init<Failure: Error>(
+        width: Int, height: Int, depth: SampleDepth,
+        uninitialized fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        self.width = width
+        self.height = height
+        let count = width * height * 4
+        var failure: Failure?
+        switch depth {
+        case .eight:
+            samples = .rgba8(
+                [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    do throws(Failure) {
+                        try fill(UnsafeMutableRawBufferPointer(buffer))
+                    } catch {
+                        failure = error
+                        UnsafeMutableRawBufferPointer(buffer).initializeMemory(as: UInt8.self, repeating: 0)
+                    }
+                    initialized = count
+                })
+        case .sixteen:
+            samples = .rgba16(
+                [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    do throws(Failure) {
+                        try fill(UnsafeMutableRawBufferPointer(buffer))
+                    } catch {
+                        failure = error
+                        UnsafeMutableRawBufferPointer(buffer).initializeMemory(as: UInt8.self, repeating: 0)
+                    }
+                    initialized = count
+                })
+        }
+        if let failure { throw failure }
+    }
+
     /// Wraps existing 8-bit RGBA samples; `rgba8.count` must be `width * height * 4`.
     public init(width: Int, height: Int, rgba8: [UInt8]) {
         precondition(width >= 0 && height >= 0 && rgba8.count == width * height * 4, "sample count does not match size")

@@ -58,20 +58,9 @@ public struct PNGDecoder: Sendable {
             try limits.checkPixels(width: header.width, height: header.height)
             let outputDepth = depth ?? (header.bitDepth == 16 ? .sixteen : .eight)
             try reader.start(sixteenBit: outputDepth == .sixteen, width: header.width)
-            var image = PixelBuffer(width: header.width, height: header.height, depth: outputDepth)
-            switch outputDepth {
-            case .eight:
-                try image.withMutableRGBA8 { (samples: inout [UInt8]) throws(ImgToolError) in
-                    try samples.withUnsafeMutableBufferPointer { buffer throws(ImgToolError) in
-                        try reader.readPixels(into: UnsafeMutableRawBufferPointer(buffer), header: header)
-                    }
-                }
-            case .sixteen:
-                try image.withMutableRGBA16 { (samples: inout [UInt16]) throws(ImgToolError) in
-                    try samples.withUnsafeMutableBufferPointer { buffer throws(ImgToolError) in
-                        try reader.readPixels(into: UnsafeMutableRawBufferPointer(buffer), header: header)
-                    }
-                }
+            var image = try PixelBuffer(width: header.width, height: header.height, depth: outputDepth) {
+                (raw: UnsafeMutableRawBufferPointer) throws(ImgToolError) in
+                try reader.readPixels(into: raw, header: header)
             }
             try reader.finish()
             image.metadata = ImageMetadata(

@@ -27,22 +27,67 @@ public struct PNGEncoder: Sendable {
         }
     }
 
-    /// zlib level, 0 (store) to 9 (smallest). Default ``defaultLevel``.
-    public var compressionLevel: Int
-    /// zlib strategy. `nil` (the default) picks by measurement-backed rule: ``Strategy/rle`` for
-    /// true-colour images at levels 1-3, ``Strategy/default`` otherwise.
+    /// zlib level, 0 (store) to 9 (smallest); `nil` (the default) chooses per image, see ``init(compressionLevel:strategy:)``.
+    public var compressionLevel: Int?
+    /// zlib strategy; `nil` (the default) chooses per image.
     public var strategy: Strategy?
 
-    /// The default zlib level, chosen by measurement (see the README's benchmark section).
-    public static let defaultLevel = 2
-
     /// Creates an encoder.
+    ///
+    /// The automatic choice (both parameters `nil`) comes from measurement (`scripts/bench png`):
+    /// photo-like true-colour images, where few pixels repeat their left neighbour, are written at
+    /// level 1 with ``Strategy/rle`` (as small as libpng's level 6 on such data, several times
+    /// faster); flat images (screenshots, drawings) and palette or grey images at level 6 with the
+    /// default strategy, where long matches pay off.
     /// - Parameters:
-    ///   - compressionLevel: zlib level 0-9 (clamped); default ``defaultLevel``.
-    ///   - strategy: zlib strategy; `nil` picks one for the image.
-    public init(compressionLevel: Int = PNGEncoder.defaultLevel, strategy: Strategy? = nil) {
-        self.compressionLevel = min(max(compressionLevel, 0), 9)
+    ///   - compressionLevel: zlib level 0-9 (clamped); `nil` chooses per image.
+    ///   - strategy: zlib strategy; `nil` chooses per image (``Strategy/default`` when a level is given).
+    public init(compressionLevel: Int? = nil, strategy: Strategy? = nil) {
+        self.compressionLevel = compressionLevel.map { min(max($0, 0), 9) }
         self.strategy = strategy
+    }
+
+    /// The level and strategy used for `image` stored as `layout`.
+    func settings(for image: PixelBuffer, layout: PNGLayout) -> (level: Int, strategy: Strategy) {
+        if let compressionLevel { return (compressionLevel, strategy ?? .default) }
+        let trueColor = layout.colorType != .palette && layout.colorType != .gray
+        if trueColor && Self.flatness(of: image) < 0.5 { return (1, strategy ?? .rle) }
+        return (6, strategy ?? .default)
+    }
+
+    /// The fraction of pixels equal to their left neighbour, over up to 64 rows spread evenly.
+    static func flatness(of image: PixelBuffer) -> Double {
+        guard image.width > 1 else { return 1 }
+        let rows = Swift.stride(from: 0, to: image.height, by: max(1, image.height / 64))
+        var same = 0
+        var total = 0
+        switch image.samples {
+        case .rgba8(let samples):
+            samples.withUnsafeBytes { raw in
+                for y in rows {
+                    var previous = raw.loadUnaligned(fromByteOffset: y * image.width * 4, as: UInt32.self)
+                    for x in 1..<image.width {
+                        let pixel = raw.loadUnaligned(fromByteOffset: (y * image.width + x) * 4, as: UInt32.self)
+                        if pixel == previous { same += 1 }
+                        previous = pixel
+                    }
+                    total += image.width - 1
+                }
+            }
+        case .rgba16(let samples):
+            samples.withUnsafeBytes { raw in
+                for y in rows {
+                    var previous = raw.loadUnaligned(fromByteOffset: y * image.width * 8, as: UInt64.self)
+                    for x in 1..<image.width {
+                        let pixel = raw.loadUnaligned(fromByteOffset: (y * image.width + x) * 8, as: UInt64.self)
+                        if pixel == previous { same += 1 }
+                        previous = pixel
+                    }
+                    total += image.width - 1
+                }
+            }
+        }
+        return total == 0 ? 1 : Double(same) / Double(total)
     }
 
     /// Encodes `image` into memory.
@@ -70,7 +115,7 @@ public struct PNGEncoder: Sendable {
         }
         let layout = PNGLayout.choose(for: image)
         let packer = RowPacker(layout: layout, width: image.width)
-        let chosenStrategy = strategy ?? (layout.colorType != .palette && layout.bitDepth >= 8 && (1...3).contains(compressionLevel) ? .rle : .default)
+        let (level, chosenStrategy) = settings(for: image, layout: layout)
         // Palette and low-depth images compress best unfiltered; others with adaptive filters.
         let filters: Int32 = layout.colorType == .palette || layout.bitDepth < 8 ? 0x08 : 0xf8
 
@@ -90,7 +135,7 @@ public struct PNGEncoder: Sendable {
                     params.height = UInt32(image.height)
                     params.bit_depth = Int32(layout.bitDepth)
                     params.color_type = Int32(layout.colorType.pngCode)
-                    params.compression_level = Int32(compressionLevel)
+                    params.compression_level = Int32(level)
                     params.compression_strategy = chosenStrategy.zlibValue
                     params.filters = filters
                     params.palette_rgb = rgb.baseAddress
