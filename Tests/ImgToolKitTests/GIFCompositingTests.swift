@@ -119,7 +119,8 @@ struct GIFCompositingTests {
     @Test("a local colour table replaces the global one for its frame only")
     func localPalette() throws {
         var gif = GIFBuilder(width: 2, height: 1, globalColors: gifTestPalette)
-        gif.image(width: 2, height: 1, indices: gifIndices(["01"]), localColors: [GIFTestColor.yellow, GIFTestColor.white])
+        gif.image(
+            width: 2, height: 1, indices: gifIndices(["01"]), localColors: [GIFTestColor.yellow, GIFTestColor.white])
         gif.image(x: 1, y: 0, width: 1, height: 1, indices: gifIndices(["2"]))
         let (_, frames) = try decodeGIFFrames(gif.build())
         expectGIFPicture(frames[0].image, ["YW"])
@@ -210,7 +211,8 @@ struct GIFCompositingTests {
         for y in 0..<200 {
             for x in 10..<250 {
                 let color = palette[Int(pixels[y * 300 + x - 10])]
-                expected.replaceSubrange((y * 250 + x) * 4..<(y * 250 + x) * 4 + 4, with: [color.r, color.g, color.b, 255])
+                expected.replaceSubrange(
+                    (y * 250 + x) * 4..<(y * 250 + x) * 4 + 4, with: [color.r, color.g, color.b, 255])
             }
         }
         expectGIFSamples(frames[0].image, expected)

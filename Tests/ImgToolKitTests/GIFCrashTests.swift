@@ -14,7 +14,9 @@ struct GIFCrashTests {
             gif.control(delay: 3, disposal: 3, transparent: 1)
             gif.image(x: 1, y: 1, width: 4, height: 3, indices: (0..<12).map { UInt8($0 % 4) }, interlaced: true)
             gif.control(disposal: 2)
-            gif.image(x: 3, y: 2, width: 5, height: 5, indices: (0..<25).map { UInt8($0 * 7 % 4) }, localColors: gifTestPalette)
+            gif.image(
+                x: 3, y: 2, width: 5, height: 5, indices: (0..<25).map { UInt8($0 * 7 % 4) },
+                localColors: gifTestPalette)
             gif.comment([])
             gif.image(width: 6, height: 5, indices: (0..<30).map { UInt8($0 % 3) })
             let original = gif.build()

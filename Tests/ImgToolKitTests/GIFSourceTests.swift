@@ -33,7 +33,9 @@ struct GIFSourceTests {
 
     @Test("ANIMEXTS1.0 is read like NETSCAPE2.0")
     func animexts() throws {
-        let info = try ImageSource(data: Self.animation(frames: 2) { $0.loop(3, identifier: "ANIMEXTS1.0") }, name: "a.gif").info
+        let info = try ImageSource(
+            data: Self.animation(frames: 2) { $0.loop(3, identifier: "ANIMEXTS1.0") }, name: "a.gif"
+        ).info
         #expect(info.loopCount == 3)
     }
 
@@ -89,7 +91,9 @@ struct GIFSourceTests {
         #expect(info.frames.allSatisfy { $0.blend == .over })
     }
 
-    @Test("disposal methods map to the frame table", arguments: [(0, FrameDisposal.none), (1, .none), (2, .background), (3, .previous), (4, .none), (7, .none)])
+    @Test(
+        "disposal methods map to the frame table",
+        arguments: [(0, FrameDisposal.none), (1, .none), (2, .background), (3, .previous), (4, .none), (7, .none)])
     func disposals(_ method: Int, _ disposal: FrameDisposal) throws {
         var gif = GIFBuilder(width: 1, height: 1, globalColors: gifTestPalette)
         gif.control(disposal: method)
@@ -103,7 +107,12 @@ struct GIFSourceTests {
         gif.image(x: 1, y: 2, width: 3, height: 1, indices: [0, 1, 2])
         let info = try ImageSource(data: gif.build(), name: "a.gif").info
         #expect(info.format == .gif && info.width == 5 && info.height == 4)
-        #expect(info.frames == [FrameInfo(index: 0, delay: .zero, region: FrameRegion(x: 1, y: 2, width: 3, height: 1), disposal: .none, blend: .over)])
+        #expect(
+            info.frames == [
+                FrameInfo(
+                    index: 0, delay: .zero, region: FrameRegion(x: 1, y: 2, width: 3, height: 1), disposal: .none,
+                    blend: .over)
+            ])
         #expect(info.isComplete && info.warnings.isEmpty)
     }
 
@@ -133,7 +142,9 @@ struct GIFSourceTests {
         #expect(!info.isComplete)
     }
 
-    @Test("a file cut before any frame is complete is a truncated error naming the input", arguments: [6, 10, 13, 20, 30, 42])
+    @Test(
+        "a file cut before any frame is complete is a truncated error naming the input",
+        arguments: [6, 10, 13, 20, 30, 42])
     func truncatedFirstFrame(_ length: Int) throws {
         let bytes = Array(Self.animation(frames: 1) { $0.loop(0) }.prefix(length))
         let error = try #require(throws: ImgToolError.self) { try ImageSource(data: bytes, name: "short.gif") }
@@ -231,7 +242,9 @@ struct GIFSourceTests {
             try ImageSource(data: bytes, name: "many.gif", limits: DecodingLimits(maxTotalPixels: 9))
         }
         #expect(total.code == .tooLarge)
-        #expect(try ImageSource(data: bytes, name: "many.gif", limits: DecodingLimits(maxFrames: 5, maxTotalPixels: 10)).info.frameCount == 5)
+        #expect(
+            try ImageSource(data: bytes, name: "many.gif", limits: DecodingLimits(maxFrames: 5, maxTotalPixels: 10))
+                .info.frameCount == 5)
     }
 
     // MARK: - Reading

@@ -23,18 +23,24 @@ func gifRGBA(_ rows: [String]) -> [UInt8] {
 
 /// Compares a whole frame with a picture; on a mismatch, reports the first differing pixel and
 /// how many differ (pixels with alpha 0 compare equal whatever their colour).
-func expectGIFPicture(_ image: PixelBuffer, _ rows: [String], _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+func expectGIFPicture(
+    _ image: PixelBuffer, _ rows: [String], _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
+) {
     let height = rows.count
     let width = rows.first?.count ?? 0
     guard image.width == width, image.height == height else {
-        Issue.record("\(comment) size \(image.width)x\(image.height), expected \(width)x\(height)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(comment) size \(image.width)x\(image.height), expected \(width)x\(height)",
+            sourceLocation: sourceLocation)
         return
     }
     expectGIFSamples(image, gifRGBA(rows), comment, sourceLocation: sourceLocation)
 }
 
 /// Compares a whole 8-bit frame with expected RGBA8 samples, reporting the first difference.
-func expectGIFSamples(_ image: PixelBuffer, _ expected: [UInt8], _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+func expectGIFSamples(
+    _ image: PixelBuffer, _ expected: [UInt8], _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
+) {
     var actual = image.converted(to: .eight)
     actual.clearInvisibleColor()
     var want = PixelBuffer(width: image.width, height: image.height, rgba8: expected)
@@ -42,18 +48,24 @@ func expectGIFSamples(_ image: PixelBuffer, _ expected: [UInt8], _ comment: Stri
     guard let got = actual.rgba8, let wanted = want.rgba8, got != wanted else { return }
     var first: Int?
     var differing = 0
-    for pixel in 0..<image.width * image.height where got[pixel * 4..<pixel * 4 + 4] != wanted[pixel * 4..<pixel * 4 + 4] {
+    for pixel in 0..<image.width * image.height
+    where got[pixel * 4..<pixel * 4 + 4] != wanted[pixel * 4..<pixel * 4 + 4] {
         if first == nil { first = pixel }
         differing += 1
     }
     let at = first ?? 0
+    let actualPixel = Array(got[at * 4..<at * 4 + 4])
+    let expectedPixel = Array(wanted[at * 4..<at * 4 + 4])
     Issue.record(
-        "\(comment) pixel (\(at % image.width),\(at / image.width)) is \(Array(got[at * 4..<at * 4 + 4])), expected \(Array(wanted[at * 4..<at * 4 + 4])); \(differing) pixels differ",
+        "\(comment) pixel (\(at % image.width),\(at / image.width)) is \(actualPixel), "
+            + "expected \(expectedPixel); \(differing) differ" as String,
         sourceLocation: sourceLocation)
 }
 
 /// Every composited frame of `bytes`, opened as `name`.
-func decodeGIFFrames(_ bytes: [UInt8], name: String = "test.gif", depth: SampleDepth? = nil) throws -> (ImageInfo, [Frame]) {
+func decodeGIFFrames(_ bytes: [UInt8], name: String = "test.gif", depth: SampleDepth? = nil) throws -> (
+    ImageInfo, [Frame]
+) {
     let source = try ImageSource(data: bytes, name: name)
     let reader = try source.makeFrameReader(depth: depth)
     var frames: [Frame] = []

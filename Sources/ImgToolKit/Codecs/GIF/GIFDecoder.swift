@@ -94,7 +94,9 @@ final class GIFDecoder {
         case IMAGE_DESC_RECORD_TYPE: return .image
         case EXTENSION_RECORD_TYPE: return .extension
         case TERMINATE_RECORD_TYPE: return .trailer
-        default: throw ImgToolError(.corrupt, "corrupt GIF: unknown record type at byte \(input.offset) while reading \(what())")
+        default:
+            throw ImgToolError(
+                .corrupt, "corrupt GIF: unknown record type at byte \(input.offset) while reading \(what())")
         }
     }
 
@@ -102,7 +104,9 @@ final class GIFDecoder {
     /// without its length byte), and skips the rest. An extension with no sub-block at all
     /// (`21 FE 00`) is valid and returns no blocks. The corresponding C functions are
     /// `DGifGetExtension` and `DGifGetExtensionNext`.
-    func readExtension(keepingBlocks limit: Int, _ what: @autoclosure () -> String) throws(ImgToolError) -> (label: UInt8, blocks: [[UInt8]]) {
+    func readExtension(keepingBlocks limit: Int, _ what: @autoclosure () -> String) throws(ImgToolError) -> (
+        label: UInt8, blocks: [[UInt8]]
+    ) {
         let file = try handle()
         var label: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
@@ -128,12 +132,14 @@ final class GIFDecoder {
             // giflib's "somewhat bogus" code for an LZW minimum code size over 8.
             let size = input.byte(at: input.offset - 1)
             throw ImgToolError(
-                .corrupt, "corrupt GIF: LZW minimum code size \(size) at byte \(input.offset - 1) is over 8 in \(what())")
+                .corrupt,
+                "corrupt GIF: LZW minimum code size \(size) at byte \(input.offset - 1) is over 8 in \(what())")
         }
         try check(status, what())
         let image = file.pointee.Image
         return GIFImageHeader(
-            region: FrameRegion(x: Int(image.Left), y: Int(image.Top), width: Int(image.Width), height: Int(image.Height)),
+            region: FrameRegion(
+                x: Int(image.Left), y: Int(image.Top), width: Int(image.Width), height: Int(image.Height)),
             isInterlaced: image.Interlace,
             localColorCount: image.ColorMap.map { Int($0.pointee.ColorCount) } ?? 0)
     }
@@ -181,7 +187,8 @@ final class GIFDecoder {
         let clip = frame.clipped(toWidth: width, height: height)
         guard let lineBase = line.baseAddress else { return }
         let colors = UnsafePointer(self.colors)
-        try canvas.withUnsafeMutableBufferPointer { (pixels: inout UnsafeMutableBufferPointer<UInt8>) throws(ImgToolError) in
+        try canvas.withUnsafeMutableBufferPointer {
+            (pixels: inout UnsafeMutableBufferPointer<UInt8>) throws(ImgToolError) in
             let canvasBase = pixels.baseAddress
             var decoded = 0
             for pass in header.isInterlaced ? Self.interlacePasses : Self.progressivePass {
@@ -264,7 +271,8 @@ final class GIFDecoder {
             let byte = input.byte(at: input.offset - 1)
             detail += " (byte 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)))"
         }
-        return ImgToolError(.corrupt, "corrupt GIF: \(detail) at byte \(input.offset) while reading \(what)", cause: cause)
+        return ImgToolError(
+            .corrupt, "corrupt GIF: \(detail) at byte \(input.offset) while reading \(what)", cause: cause)
     }
 
     private static func text(of code: Int32) -> String? {

@@ -64,7 +64,9 @@ final class GIFFrameReader: FrameReader {
         }
         let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
         guard header.region == frame.info.region else {
-            throw ImgToolError(.corrupt, "corrupt GIF: frame \(index) reads as \(header.region), not \(frame.info.region) as first parsed")
+            throw ImgToolError(
+                .corrupt,
+                "corrupt GIF: frame \(index) reads as \(header.region), not \(frame.info.region) as first parsed")
         }
 
         if let pending = pendingDisposal {

@@ -62,12 +62,14 @@ struct GIFSource: FrameSource {
                     let index = frames.count
                     let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
                     let region = header.region
-                    try limits.checkPixels(width: region.width, height: region.height, what: "GIF frame \(index) (\(region))")
+                    try limits.checkPixels(
+                        width: region.width, height: region.height, what: "GIF frame \(index) (\(region))")
                     try limits.checkAnimation(frames: index + 1, width: width, height: height)
                     let isEmpty = region.width == 0 || region.height == 0
                     let carriesPixels = try decoder.skipImageData(probing: isEmpty, "frame \(index)'s image data")
                     if carriesPixels {
-                        throw ImgToolError(.corrupt, "corrupt GIF: frame \(index) is \(region) but its image data holds pixels")
+                        throw ImgToolError(
+                            .corrupt, "corrupt GIF: frame \(index) is \(region) but its image data holds pixels")
                     }
                     let info = FrameInfo(
                         index: index, delay: control?.delay ?? .zero, region: region,
@@ -79,9 +81,10 @@ struct GIFSource: FrameSource {
                     control = nil
                 }
             }
-        } catch where error.code == .truncated && !frames.isEmpty {
+        } catch  where error.code == .truncated && !frames.isEmpty {
             isComplete = false
-            warnings.append("\(error.message); showing the \(frames.count) complete frame\(frames.count == 1 ? "" : "s") before it")
+            warnings.append(
+                "\(error.message); showing the \(frames.count) complete frame\(frames.count == 1 ? "" : "s") before it")
         }
         guard !frames.isEmpty else {
             let end = sawTrailer ? "its trailer at byte \(decoder.offset - 1)" : "the end of the data"
@@ -108,7 +111,8 @@ struct GIFSource: FrameSource {
         let outside = frames.filter { $0.info.region.clipped(toWidth: width, height: height) != $0.info.region }
         if let first = outside.first {
             let more = outside.count > 1 ? " (and \(outside.count - 1) more)" : ""
-            notes.append("frame \(first.info.index) (\(first.info.region)) reaches past the \(width)x\(height) logical screen\(more) and is clipped")
+            let screen = "\(width)x\(height) logical screen"
+            notes.append("frame \(first.info.index) (\(first.info.region)) reaches past the \(screen)\(more) and is clipped")
         }
         let uncolored = frames.filter { !$0.hasColorTable && $0.info.region.width > 0 && $0.info.region.height > 0 }
         if let first = uncolored.first {
