@@ -56,10 +56,9 @@ func expectGIFSamples(
     let at = first ?? 0
     let actualPixel = Array(got[at * 4..<at * 4 + 4])
     let expectedPixel = Array(wanted[at * 4..<at * 4 + 4])
-    Issue.record(
-        "\(comment) pixel (\(at % image.width),\(at / image.width)) is \(actualPixel), "
-            + "expected \(expectedPixel); \(differing) differ" as String,
-        sourceLocation: sourceLocation)
+    let place = "pixel (\(at % image.width),\(at / image.width))"
+    let message = "\(comment) \(place) is \(actualPixel), expected \(expectedPixel); \(differing) differ"
+    Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
 }
 
 /// Every composited frame of `bytes`, opened as `name`.
