@@ -1,0 +1,320 @@
+internal import CGif
+
+/// One giflib decoding session over a GIF held in memory, from `DGifOpen` to `DGifCloseFile`.
+///
+/// This is the only Swift file that imports `CGif`, and no C type leaves it. giflib reports a
+/// failure by returning `GIF_ERROR` and leaving a code in `GifFileType.Error`; every call goes
+/// through ``check(_:_:)``, which turns that code into an ``ImgToolError`` whose cause is
+/// `GifErrorString(code)`. Bytes reach giflib through a non-capturing `@convention(c)` reader that
+/// finds its ``GIFInput`` through `UserData`, so the failure can also say whether the data simply
+/// ended (`truncated`) or broke the format (`corrupt`).
+///
+/// Records are read one at a time, in file order (never `DGifSlurp`, which keeps every frame in
+/// memory and cannot read an extension that has no data sub-blocks). A decoder is a one-shot
+/// object used inside one task and never shared.
+final class GIFDecoder {
+    /// What kind of record comes next.
+    enum Record {
+        /// An image descriptor (`0x2C`).
+        case image
+        /// An extension introducer (`0x21`).
+        case `extension`
+        /// The trailer (`0x3B`).
+        case trailer
+    }
+
+    /// Width of the logical screen, in pixels.
+    let screenWidth: Int
+    /// Height of the logical screen, in pixels.
+    let screenHeight: Int
+    /// Entries in the global colour table; 0 when there is none.
+    let globalColorCount: Int
+
+    private let input: GIFInput
+    private var file: UnsafeMutablePointer<GifFileType>?
+    /// Colour lookup for the current frame: 256 RGBA pixels in memory order R, G, B, A.
+    private let colors: UnsafeMutablePointer<UInt32>
+    /// One row of palette indices, as giflib decodes it.
+    private var line: UnsafeMutableBufferPointer<UInt8>
+
+    /// Opens `data` and reads the header, the logical screen descriptor and the global colour
+    /// table. The corresponding C function is `DGifOpen`.
+    /// - Throws: ``ImgToolError`` `truncated` or `corrupt`.
+    init(data: [UInt8]) throws(ImgToolError) {
+        input = GIFInput(data: data)
+        colors = .allocate(capacity: 256)
+        colors.initialize(repeating: 0, count: 256)
+        line = .allocate(capacity: 0)
+        var status: Int32 = 0
+        let opened = DGifOpen(
+            Unmanaged.passUnretained(input).toOpaque(),
+            { file, buffer, length in
+                guard let file, let buffer, length > 0, let context = file.pointee.UserData else { return 0 }
+                let input = Unmanaged<GIFInput>.fromOpaque(context).takeUnretainedValue()
+                return Int32(input.read(into: buffer, count: Int(length)))
+            },
+            &status)
+        guard let opened else {
+            screenWidth = 0
+            screenHeight = 0
+            globalColorCount = 0
+            throw Self.failure(code: status, input: input, while: "the header and logical screen descriptor")
+        }
+        file = opened
+        screenWidth = Int(opened.pointee.SWidth)
+        screenHeight = Int(opened.pointee.SHeight)
+        globalColorCount = opened.pointee.SColorMap.map { Int($0.pointee.ColorCount) } ?? 0
+    }
+
+    deinit {
+        close()
+        colors.deallocate()
+        line.deallocate()
+    }
+
+    /// Where giflib has read to, in bytes from the start of the file.
+    var offset: Int { input.offset }
+
+    /// Ends the session; later calls fail. Safe to call more than once: `DGifCloseFile` runs
+    /// exactly once. The corresponding C function is `DGifCloseFile`.
+    func close() {
+        guard let file else { return }
+        self.file = nil
+        var status: Int32 = 0
+        _ = DGifCloseFile(file, &status)  // memory-only input: nothing to report on close
+    }
+
+    /// Reads the introducer of the next record. The corresponding C function is `DGifGetRecordType`.
+    /// - Parameter what: names the record in an error, e.g. "the record after frame 2".
+    func nextRecord(_ what: @autoclosure () -> String) throws(ImgToolError) -> Record {
+        let file = try handle()
+        var type = UNDEFINED_RECORD_TYPE
+        try check(DGifGetRecordType(file, &type), what())
+        switch type {
+        case IMAGE_DESC_RECORD_TYPE: return .image
+        case EXTENSION_RECORD_TYPE: return .extension
+        case TERMINATE_RECORD_TYPE: return .trailer
+        default:
+            throw ImgToolError(
+                .corrupt, "corrupt GIF: unknown record type at byte \(input.offset) while reading \(what())")
+        }
+    }
+
+    /// Reads one extension, keeping its label and at most `keepingBlocks` data sub-blocks (each
+    /// without its length byte), and skips the rest. An extension with no sub-block at all
+    /// (`21 FE 00`) is valid and returns no blocks. The corresponding C functions are
+    /// `DGifGetExtension` and `DGifGetExtensionNext`.
+    func readExtension(keepingBlocks limit: Int, _ what: @autoclosure () -> String) throws(ImgToolError) -> (
+        label: UInt8, blocks: [[UInt8]]
+    ) {
+        let file = try handle()
+        var label: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetExtension(file, &label, &block), what())
+        var blocks: [[UInt8]] = []
+        while let current = block {
+            if blocks.count < limit {
+                blocks.append(Array(UnsafeBufferPointer(start: current + 1, count: Int(current[0]))))
+            }
+            block = nil
+            try check(DGifGetExtensionNext(file, &block), what())
+        }
+        return (UInt8(truncatingIfNeeded: label), blocks)
+    }
+
+    /// Reads an image descriptor, its local colour table and the LZW minimum code size.
+    /// The corresponding C function is `DGifGetImageHeader` (unlike `DGifGetImageDesc`, it keeps
+    /// no per-frame copy, so memory does not grow with the frame count).
+    func readImageHeader(_ what: @autoclosure () -> String) throws(ImgToolError) -> GIFImageHeader {
+        let file = try handle()
+        let status = DGifGetImageHeader(file)
+        if status == GIF_ERROR && !input.hitEnd && file.pointee.Error == D_GIF_ERR_READ_FAILED && input.offset > 0 {
+            // giflib's "somewhat bogus" code for an LZW minimum code size over 8.
+            let size = input.byte(at: input.offset - 1)
+            throw ImgToolError(
+                .corrupt,
+                "corrupt GIF: LZW minimum code size \(size) at byte \(input.offset - 1) is over 8 in \(what())")
+        }
+        try check(status, what())
+        let image = file.pointee.Image
+        return GIFImageHeader(
+            region: FrameRegion(
+                x: Int(image.Left), y: Int(image.Top), width: Int(image.Width), height: Int(image.Height)),
+            isInterlaced: image.Interlace,
+            localColorCount: image.ColorMap.map { Int($0.pointee.ColorCount) } ?? 0)
+    }
+
+    /// Skips the LZW data of the image whose header was just read, without decoding it.
+    /// - Parameter probing: whether to look at the first LZW codes (for a frame with no pixels).
+    /// - Returns: whether the data starts with a pixel code (always `false` when not probing).
+    ///   The corresponding C functions are `DGifGetCode` and `DGifGetCodeNext`.
+    func skipImageData(probing: Bool, _ what: @autoclosure () -> String) throws(ImgToolError) -> Bool {
+        let file = try handle()
+        var codeSize: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetCode(file, &codeSize, &block), what())
+        var probe = GIFFirstCodeProbe(minimumCodeSize: Int(codeSize))
+        while let current = block {
+            if probing && probe.foundPixel == nil {
+                for byte in UnsafeBufferPointer(start: current + 1, count: Int(current[0])) { probe.feed(byte) }
+            }
+            block = nil
+            try check(DGifGetCodeNext(file, &block), what())
+        }
+        return probe.foundPixel ?? false
+    }
+
+    /// Decodes the image whose header was just read and draws it on `canvas` (RGBA8, `width` x
+    /// `height`), clipped to it: pixels of `transparentIndex` leave the canvas untouched; colours
+    /// come from the local table, else the global one, else opaque black; an index past the end
+    /// of its table is opaque black. Interlaced rows are put in their place. Checks for
+    /// cancellation between bands of rows. The corresponding C function is `DGifGetLine`.
+    func drawImage(
+        _ header: GIFImageHeader, transparentIndex: UInt8?, onto canvas: inout [UInt8], width: Int, height: Int,
+        _ what: @autoclosure () -> String
+    ) throws(ImgToolError) {
+        let file = try handle()
+        let frame = header.region
+        guard frame.width > 0, frame.height > 0 else {
+            _ = try skipImageData(probing: false, what())
+            return
+        }
+        loadColors(from: file.pointee.Image.ColorMap ?? file.pointee.SColorMap)
+        if line.count < frame.width {
+            line.deallocate()
+            line = .allocate(capacity: frame.width)
+        }
+        let clip = frame.clipped(toWidth: width, height: height)
+        guard let lineBase = line.baseAddress else { return }
+        let colors = UnsafePointer(self.colors)
+        try canvas.withUnsafeMutableBufferPointer {
+            (pixels: inout UnsafeMutableBufferPointer<UInt8>) throws(ImgToolError) in
+            let canvasBase = pixels.baseAddress
+            var decoded = 0
+            for pass in header.isInterlaced ? Self.interlacePasses : Self.progressivePass {
+                var row = pass.start
+                while row < frame.height {
+                    try check(DGifGetLine(file, lineBase, Int32(frame.width)), what())
+                    let y = frame.y + row
+                    if let canvasBase, clip.width > 0, y >= clip.y, y < clip.y + clip.height {
+                        let source = lineBase + (clip.x - frame.x)
+                        let target = UnsafeMutableRawPointer(canvasBase + (y * width + clip.x) * 4)
+                        Self.blit(source, to: target, count: clip.width, colors: colors, transparent: transparentIndex)
+                    }
+                    decoded += 1
+                    if decoded & 127 == 0 && Task.isCancelled {
+                        throw ImgToolError(.cancelled, "cancelled while decoding \(what())")
+                    }
+                    row += pass.step
+                }
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    private static let progressivePass: [(start: Int, step: Int)] = [(0, 1)]
+    private static let interlacePasses: [(start: Int, step: Int)] = [(0, 8), (4, 8), (2, 4), (1, 2)]
+
+    /// Writes `count` palette indices as RGBA pixels, skipping the transparent index.
+    @inline(__always)
+    private static func blit(
+        _ source: UnsafePointer<UInt8>, to target: UnsafeMutableRawPointer, count: Int, colors: UnsafePointer<UInt32>,
+        transparent: UInt8?
+    ) {
+        if let transparent {
+            for i in 0..<count {
+                let index = source[i]
+                if index != transparent {
+                    target.storeBytes(of: colors[Int(index)], toByteOffset: i &* 4, as: UInt32.self)
+                }
+            }
+        } else {
+            for i in 0..<count {
+                target.storeBytes(of: colors[Int(source[i])], toByteOffset: i &* 4, as: UInt32.self)
+            }
+        }
+    }
+
+    /// Fills the 256-entry lookup with `map`'s colours (opaque), the rest with opaque black.
+    private func loadColors(from map: UnsafeMutablePointer<ColorMapObject>?) {
+        let black = UInt32(0xFF00_0000).littleEndian
+        colors.update(repeating: black, count: 256)
+        guard let map, let entries = map.pointee.Colors else { return }
+        let count = min(max(Int(map.pointee.ColorCount), 0), 256)
+        for i in 0..<count {
+            let color = entries[i]
+            let rgba = UInt32(color.Red) | UInt32(color.Green) << 8 | UInt32(color.Blue) << 16 | 0xFF00_0000
+            colors[i] = rgba.littleEndian
+        }
+    }
+
+    private func handle() throws(ImgToolError) -> UnsafeMutablePointer<GifFileType> {
+        guard let file else { throw ImgToolError(.corrupt, "GIF decoder used after it was closed") }
+        return file
+    }
+
+    /// The one place giflib status codes become errors.
+    private func check(_ status: Int32, _ what: @autoclosure () -> String) throws(ImgToolError) {
+        guard status == GIF_ERROR else { return }
+        throw Self.failure(code: file?.pointee.Error ?? 0, input: input, while: what())
+    }
+
+    private static func failure(code: Int32, input: GIFInput, while what: String) -> ImgToolError {
+        let cause = text(of: code)
+        if input.hitEnd {
+            return ImgToolError(
+                .truncated, "truncated GIF: the data ends at byte \(input.count) while reading \(what)", cause: cause)
+        }
+        var detail = cause ?? "giflib error \(code)"
+        if code == D_GIF_ERR_WRONG_RECORD && input.offset > 0 {
+            let byte = input.byte(at: input.offset - 1)
+            detail += " (byte 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)))"
+        }
+        return ImgToolError(
+            .corrupt, "corrupt GIF: \(detail) at byte \(input.offset) while reading \(what)", cause: cause)
+    }
+
+    private static func text(of code: Int32) -> String? {
+        GifErrorString(code).map { String(cString: $0) }
+    }
+}
+
+/// The bytes giflib reads and how far it has read. Owned by a ``GIFDecoder``; the C reader
+/// reaches it through `GifFileType.UserData`.
+private final class GIFInput {
+    private let data: [UInt8]
+    private(set) var offset = 0
+    /// Set when giflib asked for bytes past the end of the data.
+    private(set) var hitEnd = false
+
+    init(data: [UInt8]) {
+        self.data = data
+    }
+
+    var count: Int { data.count }
+
+    func byte(at index: Int) -> UInt8 { data[index] }
+
+    /// Copies up to `count` bytes to `destination`; returns how many it copied.
+    func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        let available = min(count, data.count - offset)
+        if available < count { hitEnd = true }
+        guard available > 0 else { return 0 }
+        data.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { destination.update(from: base + offset, count: available) }
+        }
+        offset += available
+        return available
+    }
+}
+
+/// An image descriptor as giflib read it.
+struct GIFImageHeader: Sendable, Hashable {
+    /// Where the frame goes on the logical screen, as declared.
+    var region: FrameRegion
+    /// Whether rows are stored in the four-pass interlaced order.
+    var isInterlaced: Bool
+    /// Entries in the local colour table; 0 when there is none.
+    var localColorCount: Int
+}

@@ -1,0 +1,139 @@
+/// Decodes and composites the frames of a ``GIFSource`` in order, as browsers show them.
+///
+/// The canvas has the size of the logical screen and starts fully transparent. Each frame is
+/// decoded by giflib straight onto it, clipped to the screen; the transparent index leaves the
+/// canvas pixel untouched. After a frame is shown its disposal applies to its (clipped)
+/// rectangle: `none` keeps it, `background` clears it to transparent (the background colour is
+/// ignored, as in Firefox, Chromium and ImageIO), `previous` puts back what was there before the
+/// frame (transparent when nothing was).
+///
+/// Memory is one canvas plus one saved rectangle, whatever the frame count. A one-shot object
+/// used inside one task and never shared; the frames it returns are `Sendable` values.
+final class GIFFrameReader: FrameReader {
+    private let source: GIFSource
+    private let depth: SampleDepth
+    private var decoder: GIFDecoder?
+    private var canvas: [UInt8]
+    /// The rectangle to restore after a `previous` frame, row by row.
+    private var saved: [UInt8] = []
+    /// What to do to the canvas before the next frame is drawn.
+    private var pendingDisposal: (disposal: FrameDisposal, region: FrameRegion)?
+    private var nextIndex = 0
+    /// The first error; the giflib session cannot go on after it, so it is thrown again.
+    private var failure: ImgToolError?
+
+    /// Opens a giflib session over the source's data.
+    /// - Parameter depth: the output depth; GIF samples are 8-bit, 16-bit output widens them (x 257).
+    init(source: GIFSource, depth: SampleDepth) throws(ImgToolError) {
+        self.source = source
+        self.depth = depth
+        decoder = try GIFDecoder(data: source.data)
+        canvas = [UInt8](repeating: 0, count: source.info.width * source.info.height * 4)
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        if let failure { throw failure }
+        guard nextIndex < source.frames.count, let decoder else {
+            decoder?.close()
+            decoder = nil
+            return nil
+        }
+        do throws(ImgToolError) {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before GIF frame \(nextIndex)") }
+            let frame = try compose(source.frames[nextIndex], with: decoder)
+            nextIndex += 1
+            if nextIndex == source.frames.count {
+                decoder.close()
+                self.decoder = nil
+            }
+            return frame
+        } catch {
+            failure = error
+            decoder.close()
+            self.decoder = nil
+            throw error
+        }
+    }
+
+    private func compose(_ frame: GIFSource.Frame, with decoder: GIFDecoder) throws(ImgToolError) -> Frame {
+        let index = frame.info.index
+        let width = source.info.width
+        let height = source.info.height
+        while try decoder.nextRecord("the record before frame \(index)") != .image {
+            _ = try decoder.readExtension(keepingBlocks: 0, "an extension before frame \(index)")
+        }
+        let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
+        guard header.region == frame.info.region else {
+            throw ImgToolError(
+                .corrupt,
+                "corrupt GIF: frame \(index) reads as \(header.region), not \(frame.info.region) as first parsed")
+        }
+
+        if let pending = pendingDisposal {
+            switch pending.disposal {
+            case .none: break
+            case .background: clear(pending.region)
+            case .previous: restore(pending.region)
+            }
+        }
+        let clip = frame.info.region.clipped(toWidth: width, height: height)
+        if frame.info.disposal == .previous { save(clip) }
+        pendingDisposal = (frame.info.disposal, clip)
+
+        try decoder.drawImage(
+            header, transparentIndex: frame.transparentIndex, onto: &canvas, width: width, height: height,
+            "frame \(index)'s image data")
+
+        var image = PixelBuffer(width: width, height: height, rgba8: canvas)
+        if depth == .sixteen { image = image.converted(to: .sixteen) }
+        image.metadata = ImageMetadata(format: .gif, bitDepth: 8, colorType: .palette)
+        return Frame(info: frame.info, image: image)
+    }
+
+    // MARK: - Disposal
+
+    /// Sets the (already clipped) rectangle to transparent black.
+    private func clear(_ region: FrameRegion) {
+        guard region.width > 0, region.height > 0 else { return }
+        let rowBytes = region.width * 4
+        let stride = source.info.width * 4
+        canvas.withUnsafeMutableBufferPointer { pixels in
+            guard let base = pixels.baseAddress else { return }
+            for row in region.y..<region.y + region.height {
+                (base + row * stride + region.x * 4).update(repeating: 0, count: rowBytes)
+            }
+        }
+    }
+
+    /// Copies the (already clipped) rectangle of the canvas into ``saved``.
+    private func save(_ region: FrameRegion) {
+        let rowBytes = region.width * 4
+        let needed = rowBytes * region.height
+        if saved.count < needed { saved = [UInt8](repeating: 0, count: needed) }
+        guard needed > 0 else { return }
+        let stride = source.info.width * 4
+        canvas.withUnsafeBufferPointer { pixels in
+            saved.withUnsafeMutableBufferPointer { copy in
+                guard let from = pixels.baseAddress, let to = copy.baseAddress else { return }
+                for row in 0..<region.height {
+                    (to + row * rowBytes).update(from: from + (region.y + row) * stride + region.x * 4, count: rowBytes)
+                }
+            }
+        }
+    }
+
+    /// Puts ``saved`` back into the (already clipped) rectangle it was taken from.
+    private func restore(_ region: FrameRegion) {
+        let rowBytes = region.width * 4
+        guard rowBytes * region.height > 0 else { return }
+        let stride = source.info.width * 4
+        saved.withUnsafeBufferPointer { copy in
+            canvas.withUnsafeMutableBufferPointer { pixels in
+                guard let from = copy.baseAddress, let to = pixels.baseAddress else { return }
+                for row in 0..<region.height {
+                    (to + (region.y + row) * stride + region.x * 4).update(from: from + row * rowBytes, count: rowBytes)
+                }
+            }
+        }
+    }
+}
