@@ -30,11 +30,14 @@ struct APNGCompositionTests {
     /// Frame 2: one white pixel at 0,1, which shows what frame 1's disposal left behind.
     static let cases: [Case] = [
         Case(dispose: 0, blend: 0, frame1Row0: [red, halfBlue, halfBlue], frame2Row0: [red, halfBlue, halfBlue]),
-        Case(dispose: 0, blend: 1, frame1Row0: [red, halfBlueOverHalfRed, halfBlue], frame2Row0: [red, halfBlueOverHalfRed, halfBlue]),
+        Case(
+            dispose: 0, blend: 1, frame1Row0: [red, halfBlueOverHalfRed, halfBlue],
+            frame2Row0: [red, halfBlueOverHalfRed, halfBlue]),
         Case(dispose: 1, blend: 0, frame1Row0: [red, halfBlue, halfBlue], frame2Row0: [red, clear, clear]),
         Case(dispose: 1, blend: 1, frame1Row0: [red, halfBlueOverHalfRed, halfBlue], frame2Row0: [red, clear, clear]),
         Case(dispose: 2, blend: 0, frame1Row0: [red, halfBlue, halfBlue], frame2Row0: [red, halfRed, clear]),
-        Case(dispose: 2, blend: 1, frame1Row0: [red, halfBlueOverHalfRed, halfBlue], frame2Row0: [red, halfRed, clear]),
+        Case(
+            dispose: 2, blend: 1, frame1Row0: [red, halfBlueOverHalfRed, halfBlue], frame2Row0: [red, halfRed, clear]),
     ]
 
     static func threeFrames(dispose: UInt8, blend: UInt8, layout: APNGBuilder.Layout = .rgba8) -> APNGBuilder {
@@ -57,7 +60,9 @@ struct APNGCompositionTests {
         #expect(info.frameCount == 3 && frames.count == 3)
         #expect(info.frames[1].disposal == [.none, .background, .previous][Int(testCase.dispose)])
         #expect(info.frames[1].blend == [.source, .over][Int(testCase.blend)])
-        #expect(APNGPixels.difference(frames[0], [[Self.red, Self.halfRed, Self.clear], [Self.green, Self.green, Self.green]]) == nil)
+        #expect(
+            APNGPixels.difference(
+                frames[0], [[Self.red, Self.halfRed, Self.clear], [Self.green, Self.green, Self.green]]) == nil)
         #expect(APNGPixels.difference(frames[1], [testCase.frame1Row0, [Self.green, Self.green, Self.green]]) == nil)
         #expect(APNGPixels.difference(frames[2], [testCase.frame2Row0, [Self.white, Self.green, Self.green]]) == nil)
     }
@@ -144,7 +149,9 @@ struct APNGCompositionTests {
         func gradient(_ shift: Int) -> PixelBuffer {
             var samples: [UInt8] = []
             for y in 0..<12 {
-                for x in 0..<24 { samples += [UInt8(x * 10 + shift), UInt8(y * 20), UInt8((x * y + shift) % 256), UInt8(100 + x)] }
+                for x in 0..<24 {
+                    samples += [UInt8(x * 10 + shift), UInt8(y * 20), UInt8((x * y + shift) % 256), UInt8(100 + x)]
+                }
             }
             return PixelBuffer(width: 24, height: 12, rgba8: samples)
         }

@@ -20,7 +20,9 @@ struct APNGErrorTests {
     }
 
     /// Expects `bytes` to decode as the blue default image alone, with a warning containing `evidence`.
-    static func expectFallback(_ bytes: [UInt8], mentioning evidence: String, sourceLocation: SourceLocation = #_sourceLocation)
+    static func expectFallback(
+        _ bytes: [UInt8], mentioning evidence: String, sourceLocation: SourceLocation = #_sourceLocation
+    )
         throws
     {
         let (info, frames) = try APNGBuilder.decodeAll(bytes)
@@ -29,7 +31,8 @@ struct APNGErrorTests {
         #expect(info.warnings.count == 1, sourceLocation: sourceLocation)
         #expect(info.warnings.first?.contains("broken APNG animation") == true, sourceLocation: sourceLocation)
         #expect(
-            info.warnings.first?.contains(evidence) == true, "\(info.warnings) lacks \(evidence)", sourceLocation: sourceLocation)
+            info.warnings.first?.contains(evidence) == true, "\(info.warnings) lacks \(evidence)",
+            sourceLocation: sourceLocation)
     }
 
     /// Expects opening and decoding `bytes` to throw `code`, naming the input, with `evidence` in the message.
@@ -91,7 +94,8 @@ struct APNGErrorTests {
     func zeroSizeFrame(_ size: (width: Int, height: Int)) throws {
         var chunks = Self.builder().chunks()
         let index = try #require(chunks.lastIndex { $0.type == "fcTL" })
-        chunks[index].data.replaceSubrange(4..<12, with: APNGBuilder.bigEndian(UInt32(size.width)) + APNGBuilder.bigEndian(UInt32(size.height)))
+        chunks[index].data.replaceSubrange(
+            4..<12, with: APNGBuilder.bigEndian(UInt32(size.width)) + APNGBuilder.bigEndian(UInt32(size.height)))
         try Self.expectFallback(APNGBuilder.serialize(chunks), mentioning: size.width == 0 ? "width 0" : "height 0")
     }
 
@@ -195,7 +199,9 @@ struct APNGErrorTests {
         chunks.removeAll { $0.type == "IDAT" }
         Self.expectError(APNGBuilder.serialize(chunks), .corrupt, mentioning: "no IDAT chunk")
         Self.expectError(
-            APNGBuilder.serialize([chunks[0], APNGBuilder.Chunk("acTL", [0, 0, 0, 0, 0, 0, 0, 0]), APNGBuilder.Chunk("IEND", [])]),
+            APNGBuilder.serialize([
+                chunks[0], APNGBuilder.Chunk("acTL", [0, 0, 0, 0, 0, 0, 0, 0]), APNGBuilder.Chunk("IEND", []),
+            ]),
             .corrupt, mentioning: "no IDAT chunk")
     }
 
@@ -211,7 +217,8 @@ struct APNGErrorTests {
             _ = try reader.nextFrame()
         } throws: { error in
             guard let error = error as? ImgToolError else { return false }
-            return error.code == .corrupt && error.input == "anim.png" && error.message.contains("APNG frame 1 (2x1 at 0,0")
+            return error.code == .corrupt && error.input == "anim.png"
+                && error.message.contains("APNG frame 1 (2x1 at 0,0")
         }
     }
 

@@ -56,9 +56,10 @@ struct APNGStructureTests {
             APNGBuilder.Frame(image: image, delayNumerator: $0.0, delayDenominator: $0.1)
         }
         let (info, _) = try APNGBuilder.decodeAll(builder.build())
-        #expect(info.frames.map(\.delay) == [
-            .seconds(1) / 3, .milliseconds(500), .zero, .zero, .seconds(65535), .milliseconds(7),
-        ])
+        #expect(
+            info.frames.map(\.delay) == [
+                .seconds(1) / 3, .milliseconds(500), .zero, .zero, .seconds(65535), .milliseconds(7),
+            ])
         #expect(info.frames[0].delayMilliseconds > 333.333 && info.frames[0].delayMilliseconds < 333.334)
     }
 
@@ -71,10 +72,11 @@ struct APNGStructureTests {
             .init(image: APNGBuilder.solid(1, 3, blue), x: 3, y: 0, dispose: 2, blend: 0),
         ]
         let (info, frames) = try APNGBuilder.decodeAll(builder.build())
-        #expect(info.frames.map(\.region) == [
-            FrameRegion(x: 0, y: 0, width: 4, height: 3), FrameRegion(x: 2, y: 2, width: 2, height: 1),
-            FrameRegion(x: 3, y: 0, width: 1, height: 3),
-        ])
+        #expect(
+            info.frames.map(\.region) == [
+                FrameRegion(x: 0, y: 0, width: 4, height: 3), FrameRegion(x: 2, y: 2, width: 2, height: 1),
+                FrameRegion(x: 3, y: 0, width: 1, height: 3),
+            ])
         #expect(info.frames.map(\.disposal) == [.none, .background, .previous])
         #expect(info.frames.map(\.blend) == [.source, .over, .source])
         #expect(info.frames.map(\.index) == [0, 1, 2])
@@ -136,7 +138,9 @@ struct APNGStructureTests {
     @Test("fcTL fields are validated")
     func fctlValidation() throws {
         let header = IHDRChunk(width: 10, height: 10, bitDepth: 8, colorType: .rgba, isInterlaced: false)
-        func fctl(width: Int = 5, height: Int = 5, x: Int = 0, y: Int = 0, dispose: UInt8 = 0, blend: UInt8 = 0) -> [UInt8] {
+        func fctl(width: Int = 5, height: Int = 5, x: Int = 0, y: Int = 0, dispose: UInt8 = 0, blend: UInt8 = 0)
+            -> [UInt8]
+        {
             var bytes = APNGBuilder.bigEndian(0)
             for value in [width, height, x, y] { bytes += APNGBuilder.bigEndian(UInt32(truncatingIfNeeded: value)) }
             return bytes + [0, 1, 0, 10, dispose, blend]
@@ -150,10 +154,17 @@ struct APNGStructureTests {
             }
         }
         #expect(error(fctl()) == nil)
-        #expect(error(fctl(width: 0)) == .invalidField(.fctl, offset: 33, field: "width", value: 0, allowed: "1...2147483647"))
-        #expect(error(fctl(height: 0)) == .invalidField(.fctl, offset: 33, field: "height", value: 0, allowed: "1...2147483647"))
-        #expect(error(fctl(dispose: 3)) == .invalidField(.fctl, offset: 33, field: "dispose_op", value: 3, allowed: "0, 1 or 2"))
-        #expect(error(fctl(blend: 2)) == .invalidField(.fctl, offset: 33, field: "blend_op", value: 2, allowed: "0 or 1"))
+        #expect(
+            error(fctl(width: 0))
+                == .invalidField(.fctl, offset: 33, field: "width", value: 0, allowed: "1...2147483647"))
+        #expect(
+            error(fctl(height: 0))
+                == .invalidField(.fctl, offset: 33, field: "height", value: 0, allowed: "1...2147483647"))
+        #expect(
+            error(fctl(dispose: 3))
+                == .invalidField(.fctl, offset: 33, field: "dispose_op", value: 3, allowed: "0, 1 or 2"))
+        #expect(
+            error(fctl(blend: 2)) == .invalidField(.fctl, offset: 33, field: "blend_op", value: 2, allowed: "0 or 1"))
         #expect(
             error(fctl(x: 6))
                 == .frameOutsideCanvas(
@@ -165,7 +176,10 @@ struct APNGStructureTests {
 
     @Test("acTL rejects num_frames 0 and fdAT needs a sequence number")
     func actlAndFdatValidation() {
-        #expect(throws: APNGParseError.invalidField(.actl, offset: 1, field: "num_frames", value: 0, allowed: "1...2147483647")) {
+        #expect(
+            throws: APNGParseError.invalidField(
+                .actl, offset: 1, field: "num_frames", value: 0, allowed: "1...2147483647")
+        ) {
             try ACTLChunk(parsing: [0, 0, 0, 0, 0, 0, 0, 0][...], offset: 1)
         }
         #expect(throws: APNGParseError.invalidChunkLength(.fdat, offset: 2, length: 3, expected: "at least 4")) {

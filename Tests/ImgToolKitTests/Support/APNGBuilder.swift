@@ -169,8 +169,9 @@ struct APNGBuilder {
     /// IHDR's data, plus PLTE and tRNS when the layout has a palette.
     private func header() -> ([UInt8], [Chunk]) {
         if encoding == .pngEncoder {
-            let chunks = Self.parse(encoded(frames.first?.image ?? separateDefaultImage!))
-            var ihdr = chunks.first { $0.type == "IHDR" }!.data
+            guard let image = frames.first?.image ?? separateDefaultImage else { preconditionFailure("no image") }
+            let chunks = Self.parse(encoded(image))
+            var ihdr = chunks.first { $0.type == "IHDR" }?.data ?? []
             ihdr.replaceSubrange(0..<8, with: Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)))
             return (ihdr, chunks.filter { $0.type == "PLTE" || $0.type == "tRNS" })
         }
@@ -180,7 +181,10 @@ struct APNGBuilder {
             case .rgba16: (16, 6)
             case .palette8: (8, 3)
             }
-        let ihdr = Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [depth, colorType, 0, 0, interlaced ? 1 : 0]
+        let ihdr =
+            Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [
+                depth, colorType, 0, 0, interlaced ? 1 : 0,
+            ]
         guard layout == .palette8 else { return (ihdr, []) }
         let colors = palette()
         return (ihdr, [Chunk("PLTE", colors.flatMap { $0[0..<3] }), Chunk("tRNS", colors.map { $0[3] })])
@@ -214,9 +218,10 @@ struct APNGBuilder {
         case .pngEncoder:
             let chunks = Self.parse(encoded(image))
             let reference = header()
-            let ihdr = chunks.first { $0.type == "IHDR" }!.data
+            let ihdr = chunks.first { $0.type == "IHDR" }?.data ?? []
             precondition(
-                ihdr[8...] == reference.0[8...] && chunks.filter({ $0.type == "PLTE" || $0.type == "tRNS" }) == reference.1,
+                ihdr[8...] == reference.0[8...]
+                    && chunks.filter({ $0.type == "PLTE" || $0.type == "tRNS" }) == reference.1,
                 "PNGEncoder chose another layout for this frame; use frames that share one")
             zlib = chunks.filter { $0.type == "IDAT" }.flatMap(\.data)
         case .stored:
@@ -253,10 +258,12 @@ struct APNGBuilder {
                         out += image.pixel8(x: x, y: y)
                     case .rgba16:
                         let base = (y * image.width + x) * 4
-                        let samples = image.rgba16.map { Array($0[base..<base + 4]) } ?? image.pixel8(x: x, y: y).map { UInt16($0) * 257 }
+                        let samples =
+                            image.rgba16.map { Array($0[base..<base + 4]) }
+                            ?? image.pixel8(x: x, y: y).map { UInt16($0) * 257 }
                         for sample in samples { out += [UInt8(sample >> 8), UInt8(sample & 0xff)] }
                     case .palette8:
-                        out.append(UInt8(colors.firstIndex(of: image.pixel8(x: x, y: y))!))
+                        out.append(UInt8(colors.firstIndex(of: image.pixel8(x: x, y: y)) ?? 0))
                     }
                 }
             }
@@ -338,7 +345,9 @@ enum APNGPixels {
         for y in 0..<height {
             for x in 0..<width where actual.pixel8(x: x, y: y) != expected[y][x] {
                 count += 1
-                if first == nil { first = "(\(x), \(y)): expected \(expected[y][x]), actual \(actual.pixel8(x: x, y: y))" }
+                if first == nil {
+                    first = "(\(x), \(y)): expected \(expected[y][x]), actual \(actual.pixel8(x: x, y: y))"
+                }
             }
         }
         return first.map { "\(count) pixels differ; first at \($0)" }

@@ -15,6 +15,7 @@ struct ACTLChunk: Sendable, Hashable {
     /// - Parameters:
     ///   - bytes: the chunk data, indexed by file offset.
     ///   - offset: the chunk's offset, for messages.
+    /// - Throws: ``APNGParseError`` when the length is not 8, num_frames is 0 or a field passes 2^31 - 1.
     init(parsing bytes: ArraySlice<UInt8>, offset: Int) throws(APNGParseError) {
         guard bytes.count == 8 else {
             throw .invalidChunkLength(.actl, offset: offset, length: bytes.count, expected: "8")

@@ -53,7 +53,8 @@ struct APNGFile: Sendable {
         var warnings: [String] = []
         while true {
             guard offset < data.count else {
-                throw ImgToolError(.truncated, "truncated APNG: the data ends at offset \(offset) before the IEND chunk")
+                throw ImgToolError(
+                    .truncated, "truncated APNG: the data ends at offset \(offset) before the IEND chunk")
             }
             let chunk = try PNGChunk.read(in: data, at: offset)
             if chunk.type.isCritical {

@@ -62,7 +62,8 @@ final class APNGFrameReader: FrameReader {
             let code: ImgToolError.Code = error.code == .truncated ? .corrupt : error.code
             let origin = frame.isDefaultImage ? "IDAT" : "fdAT data"
             throw ImgToolError(
-                code, "corrupt APNG frame \(index) (\(region), fcTL at offset \(frame.offset), \(origin)): \(error.message)",
+                code,
+                "corrupt APNG frame \(index) (\(region), fcTL at offset \(frame.offset), \(origin)): \(error.message)",
                 cause: error.cause)
         }
         guard pixels.width == region.width, pixels.height == region.height else {

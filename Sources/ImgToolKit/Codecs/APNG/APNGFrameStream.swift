@@ -11,7 +11,8 @@ enum APNGFrameStream {
         var out: [UInt8] = []
         out.reserveCapacity(size)
         out.append(contentsOf: ImageFormat.pngSignature)
-        PNGChunk.append(.ihdr, data: file.header.resized(width: region.width, height: region.height).serialized, to: &out)
+        PNGChunk.append(
+            .ihdr, data: file.header.resized(width: region.width, height: region.height).serialized, to: &out)
         if let palette = file.palette { PNGChunk.append(.plte, data: data[palette], to: &out) }
         if let transparency = file.transparency { PNGChunk.append(.trns, data: data[transparency], to: &out) }
         for piece in frame.data where !piece.isEmpty {

@@ -44,6 +44,7 @@ struct APNGFrameTableBuilder {
     ///   - chunk: the chunk, already read and length-checked.
     ///   - data: the file.
     ///   - phase: where the IDAT chunks are, before this chunk.
+    /// - Throws: ``APNGParseError`` for the first APNG rule the chunk breaks.
     mutating func consume(_ chunk: PNGChunk, in data: [UInt8], phase: ImageDataPhase) throws(APNGParseError) {
         switch chunk.type {
         case .actl:
@@ -81,7 +82,8 @@ struct APNGFrameTableBuilder {
             }
             guard !frames[last].isDefaultImage else {
                 throw .misplacedChunk(
-                    .fdat, offset: chunk.offset, reason: "follows the default image's fcTL, whose data is the IDAT image")
+                    .fdat, offset: chunk.offset,
+                    reason: "follows the default image's fcTL, whose data is the IDAT image")
             }
             frames[last].data.append(frameData.frameData.indices)
         case .idat:
@@ -108,7 +110,8 @@ struct APNGFrameTableBuilder {
 
     private func checkCRC(_ chunk: PNGChunk) throws(APNGParseError) {
         guard chunk.hasValidCRC else {
-            throw .invalidChunkChecksum(chunk.type, offset: chunk.offset, declared: chunk.storedCRC, computed: chunk.computedCRC)
+            throw .invalidChunkChecksum(
+                chunk.type, offset: chunk.offset, declared: chunk.storedCRC, computed: chunk.computedCRC)
         }
     }
 

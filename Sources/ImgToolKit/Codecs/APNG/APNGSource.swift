@@ -56,7 +56,8 @@ struct APNGSource: FrameSource {
         case .failure(let error):
             info.frames = [
                 FrameInfo(
-                    index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: file.header.width, height: file.header.height),
+                    index: 0, delay: .zero,
+                    region: FrameRegion(x: 0, y: 0, width: file.header.width, height: file.header.height),
                     disposal: .none, blend: .source)
             ]
             info.warnings.insert("broken APNG animation, showing the default image as a still: \(error)", at: 0)
@@ -73,6 +74,7 @@ struct APNGSource: FrameSource {
 
     /// The default image (IDAT), decoded as a still PNG whatever its role in the animation.
     /// - Parameter depth: output depth; `nil` keeps the file's.
+    /// - Returns: the IDAT image, canvas-sized.
     /// - Throws: ``ImgToolError`` `corrupt`, `truncated`, `tooLarge` or `cancelled`.
     func defaultImage(depth: SampleDepth? = nil) throws(ImgToolError) -> PixelBuffer {
         try PNGDecoder(limits: limits).decode(data, depth: depth)

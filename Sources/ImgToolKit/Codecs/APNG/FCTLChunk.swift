@@ -31,6 +31,8 @@ struct FCTLChunk: Sendable, Hashable {
     ///   - bytes: the chunk data, indexed by file offset.
     ///   - header: the file's IHDR: the frame must lie inside its canvas.
     ///   - offset: the chunk's offset, for messages.
+    /// - Throws: ``APNGParseError`` when the length is not 26, the frame is empty or leaves the
+    ///   canvas, or dispose_op or blend_op is unknown.
     init(parsing bytes: ArraySlice<UInt8>, header: IHDRChunk, offset: Int) throws(APNGParseError) {
         guard bytes.count == 26 else {
             throw .invalidChunkLength(.fctl, offset: offset, length: bytes.count, expected: "26")
@@ -38,7 +40,8 @@ struct FCTLChunk: Sendable, Hashable {
         let base = bytes.startIndex
         let sequence = bytes.bigEndianUInt32(at: base)
         guard sequence <= PNGChunk.maxLength else {
-            throw .invalidField(.fctl, offset: offset, field: "sequence_number", value: Int(sequence), allowed: "0...2147483647")
+            throw .invalidField(
+                .fctl, offset: offset, field: "sequence_number", value: Int(sequence), allowed: "0...2147483647")
         }
         var fields: [Int] = []
         for (index, name) in ["width", "height", "x_offset", "y_offset"].enumerated() {
@@ -54,7 +57,8 @@ struct FCTLChunk: Sendable, Hashable {
         // Each field is below 2^31, so the sums cannot overflow.
         guard region.x + region.width <= header.width, region.y + region.height <= header.height else {
             throw .frameOutsideCanvas(
-                offset: offset, sequence: sequence, region: region, canvasWidth: header.width, canvasHeight: header.height)
+                offset: offset, sequence: sequence, region: region, canvasWidth: header.width,
+                canvasHeight: header.height)
         }
         let disposal: FrameDisposal
         switch bytes[base + 24] {

@@ -17,13 +17,15 @@ struct FDATChunk: Sendable, Hashable {
     /// - Parameters:
     ///   - bytes: the chunk data, indexed by file offset.
     ///   - offset: the chunk's offset, for messages.
+    /// - Throws: ``APNGParseError`` when the chunk is shorter than 4 bytes or the sequence number passes 2^31 - 1.
     init(parsing bytes: ArraySlice<UInt8>, offset: Int) throws(APNGParseError) {
         guard bytes.count >= 4 else {
             throw .invalidChunkLength(.fdat, offset: offset, length: bytes.count, expected: "at least 4")
         }
         let sequence = bytes.bigEndianUInt32(at: bytes.startIndex)
         guard sequence <= PNGChunk.maxLength else {
-            throw .invalidField(.fdat, offset: offset, field: "sequence_number", value: Int(sequence), allowed: "0...2147483647")
+            throw .invalidField(
+                .fdat, offset: offset, field: "sequence_number", value: Int(sequence), allowed: "0...2147483647")
         }
         self.init(sequenceNumber: sequence, frameData: bytes[(bytes.startIndex + 4)...])
     }

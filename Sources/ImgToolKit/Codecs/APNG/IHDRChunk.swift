@@ -27,6 +27,7 @@ struct IHDRChunk: Sendable, Hashable {
     /// - Parameters:
     ///   - bytes: the chunk data, indexed by file offset.
     ///   - offset: the chunk's offset, for messages.
+    /// - Throws: ``APNGParseError`` when the length is not 13 or a field has a value PNG does not allow.
     init(parsing bytes: ArraySlice<UInt8>, offset: Int) throws(APNGParseError) {
         guard bytes.count == 13 else {
             throw .invalidChunkLength(.ihdr, offset: offset, length: bytes.count, expected: "13")
@@ -39,7 +40,8 @@ struct IHDRChunk: Sendable, Hashable {
         }
         let bitDepth = Int(bytes[base + 8])
         guard let colorType = ColorType(pngCode: Int(bytes[base + 9])) else {
-            throw .invalidField(.ihdr, offset: offset, field: "colour type", value: Int(bytes[base + 9]), allowed: "0, 2, 3, 4 or 6")
+            throw .invalidField(
+                .ihdr, offset: offset, field: "colour type", value: Int(bytes[base + 9]), allowed: "0, 2, 3, 4 or 6")
         }
         let depths: [Int] =
             switch colorType {
@@ -52,10 +54,13 @@ struct IHDRChunk: Sendable, Hashable {
                 .ihdr, offset: offset, field: "bit depth", value: bitDepth,
                 allowed: depths.map(String.init).joined(separator: ", ") + " for colour type \(colorType.pngCode)")
         }
-        for (field, index, allowed) in [("compression method", 10, 0), ("filter method", 11, 0), ("interlace method", 12, 1)]
+        for (field, index, allowed) in [
+            ("compression method", 10, 0), ("filter method", 11, 0), ("interlace method", 12, 1),
+        ]
         where Int(bytes[base + index]) > allowed {
             throw .invalidField(
-                .ihdr, offset: offset, field: field, value: Int(bytes[base + index]), allowed: allowed == 0 ? "0" : "0 or 1")
+                .ihdr, offset: offset, field: field, value: Int(bytes[base + index]),
+                allowed: allowed == 0 ? "0" : "0 or 1")
         }
         self.init(
             width: width, height: height, bitDepth: bitDepth, colorType: colorType, isInterlaced: bytes[base + 12] == 1)

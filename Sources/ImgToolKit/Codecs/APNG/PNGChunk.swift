@@ -25,8 +25,10 @@ struct PNGChunkType: Sendable, Hashable, CustomStringConvertible {
 
     /// The four type bytes, in file order.
     var bytes: [UInt8] {
-        [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
-         UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)]
+        [
+            UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
+            UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue),
+        ]
     }
 
     /// Critical chunks have an upper-case first letter (bit 5 of the first byte clear).
@@ -73,13 +75,15 @@ struct PNGChunk: Sendable, Hashable {
         let remaining = data.count - offset
         guard remaining >= 8 else {
             throw ImgToolError(
-                .truncated, "truncated APNG: the data ends inside a chunk header at offset \(offset) (\(remaining) of 8 bytes)")
+                .truncated,
+                "truncated APNG: the data ends inside a chunk header at offset \(offset) (\(remaining) of 8 bytes)")
         }
         let length = Int(data.bigEndianUInt32(at: offset))
         let type = PNGChunkType(rawValue: data.bigEndianUInt32(at: offset + 4))
         guard length <= maxLength else {
             throw ImgToolError(
-                .corrupt, "corrupt APNG: chunk \(type) at offset \(offset) declares \(length) bytes, over PNG's limit of 2^31-1")
+                .corrupt,
+                "corrupt APNG: chunk \(type) at offset \(offset) declares \(length) bytes, over PNG's limit of 2^31-1")
         }
         guard length <= remaining - 12 else {
             throw ImgToolError(
