@@ -262,6 +262,31 @@ struct APNGErrorTests {
         }
     }
 
+    @Test("a damaged byte anywhere, with or without fixed-up CRCs, never crashes")
+    func damagedBytes() async {
+        await #expect(processExitsWith: .success) {
+            var builder = APNGErrorTests.builder()
+            builder.fdatPieceSize = 3
+            let chunks = builder.chunks()
+            let bytes = APNGBuilder.serialize(chunks)
+            for position in 0..<bytes.count {
+                var damaged = bytes
+                damaged[position] ^= 0x5a
+                _ = try? APNGBuilder.decodeAll(damaged, depth: nil)
+            }
+            // Damage inside chunk data with CRCs recomputed, so that the fields themselves are read.
+            for (index, chunk) in chunks.enumerated() {
+                for position in chunk.data.indices {
+                    for value: UInt8 in [0, 1, 2, 3, 0x7f, 0xff] {
+                        var edited = chunks
+                        edited[index].data[position] = value
+                        _ = try? APNGBuilder.decodeAll(APNGBuilder.serialize(edited), depth: nil)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("limits are checked before decoding: canvas, frame count, total pixels")
     func limits() {
         let bytes = Self.builder().build()
