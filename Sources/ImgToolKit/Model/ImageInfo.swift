@@ -31,6 +31,10 @@ public struct ImageInfo: Sendable, Hashable {
     /// Problems that did not stop decoding (a broken APNG animation shown as its default image,
     /// a truncated GIF), one sentence each. The library never prints them.
     public var warnings: [String]
+    /// APNG: `true` when the file's default image (IDAT) is not part of the animation (no fcTL
+    /// precedes it). It is still what a viewer without APNG support shows: decode the file's
+    /// bytes with ``PNGDecoder`` to get it. `false` for every other image.
+    public var defaultImageOutsideAnimation = false
 
     /// Creates image information.
     public init(
