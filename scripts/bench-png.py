@@ -46,7 +46,7 @@ for name in ["photo", "screenshot"]:
     ours = subprocess.run([imgtool, "info", "--hash", src], capture_output=True, text=True, check=True).stdout.split()[-1]
     from PIL import Image
     pil = rgba_hash(Image.open(src).convert("RGBA").tobytes())
-    im = rgba_hash(subprocess.run(["convert", src, "-depth", "8", "rgba:-"], capture_output=True, check=True).stdout)
+    im = rgba_hash(subprocess.run([b.IM, src, "-depth", "8", "rgba:-"], capture_output=True, check=True).stdout)
     agree = {"Pillow": pil == ours, "ImageMagick": im == ours}
     print(f"## {name}.png ({os.path.getsize(src) // 1024} KiB): decoded pixels agree with imgtool: {agree}\n")
 
@@ -54,7 +54,7 @@ for name in ["photo", "screenshot"]:
         ("imgtool", [imgtool, "info", "--verify", src]),
         ("plain C libpng", [baseline, "decode", src]),
         ("vips", ["vips", "avg", src]),
-        ("ImageMagick", ["convert", src, "null:"]),
+        ("ImageMagick", [b.IM, src, "null:"]),
         ("Pillow", [py, "-c", f"from PIL import Image; Image.open({src!r}).load()"]),
     ]
     rows = []
@@ -73,7 +73,7 @@ for name in ["photo", "screenshot"]:
         ("plain C libpng level 6", f"{baseline} encode {src} {out}/c6.png 6 0", f"{out}/c6.png"),
         ("plain C libpng level 1 + Z_RLE", f"{baseline} encode {src} {out}/c1.png 1 3", f"{out}/c1.png"),
         ("vips (default)", f"vips copy {src} {out}/v.png", f"{out}/v.png"),
-        ("ImageMagick (default)", f"convert {src} {out}/m.png", f"{out}/m.png"),
+        ("ImageMagick (default)", f"{b.IM} {src} {out}/m.png", f"{out}/m.png"),
         ("Pillow (default)", f"{py} -c \"from PIL import Image; Image.open('{src}').save('{out}/p.png')\"", f"{out}/p.png"),
     ]
     rows = []

@@ -84,3 +84,6 @@ def machine():
     except OSError:
         pass
     return f"{os.cpu_count()} cores, {cpu}"
+
+# ImageMagick 6 from Debian. Named by full path: some machines put an unrelated `convert` first on PATH.
+IM = "/usr/bin/convert"

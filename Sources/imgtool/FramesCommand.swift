@@ -40,7 +40,7 @@ struct FramesCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let written = try writeFrames()
+            let written = try await writeFrames()
             Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
         } catch {
             Console.error("error: \(error)")
@@ -48,32 +48,67 @@ struct FramesCommand: AsyncParsableCommand {
         }
     }
 
-    private func writeFrames() throws(ImgToolError) -> Int {
+    /// Most frames being encoded at once while the next ones decode: a bounded queue, so memory
+    /// stays at a few canvases however long the animation is.
+    static let encodersInFlight = 2
+
+    /// Decodes frames in order in this task and encodes each one in a child task, so decoding and
+    /// PNG encoding overlap on separate cores. On any failure every file this run wrote is removed
+    /// (and the folder, when this run created it).
+    private func writeFrames() async throws(ImgToolError) -> Int {
         let source = try ImageSource(contentsOf: file, limits: limits.limits)
         let selected = try (range ?? FrameRange(lower: nil, upper: nil)).resolved(frameCount: source.info.frameCount)
         let createdFolder = try OutputFolder.create(output)
-        var writtenPaths: [String] = []
-        do {
-            let encoder = PNGEncoder(compressionLevel: level)
-            let reader = try source.makeFrameReader(depth: depth == 16 ? nil : .eight)
-            while let frame = try reader.nextFrame() {
-                if frame.index > selected.upperBound { break }
-                guard selected.contains(frame.index) else { continue }
-                let path = "\(output)/frame-\(Self.padded(frame.index)).png"
-                try AtomicFileWriter.write(to: path) { (fd) throws(ImgToolError) in
-                    try encoder.write(frame.image, toFileDescriptor: fd)
+        let encoder = PNGEncoder(compressionLevel: level)
+        let outputFolder = output
+        let requestedDepth: SampleDepth? = depth == 16 ? nil : .eight
+
+        let (written, failure) = await withTaskGroup(of: Result<String, ImgToolError>.self) { group in
+            var written: [String] = []
+            var failure: ImgToolError?
+            var inFlight = 0
+            func collect(_ result: Result<String, ImgToolError>?) {
+                inFlight -= 1
+                switch result {
+                case .success(let path): written.append(path)
+                case .failure(let error): failure = failure ?? error
+                case nil: break
                 }
-                writtenPaths.append(path)
             }
-            if !source.info.isComplete {
-                for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
+            do throws(ImgToolError) {
+                let reader = try source.makeFrameReader(depth: requestedDepth)
+                while failure == nil, let frame = try reader.nextFrame() {
+                    if frame.index > selected.upperBound { break }
+                    guard selected.contains(frame.index) else { continue }
+                    if inFlight == Self.encodersInFlight { collect(await group.next()) }
+                    let path = "\(outputFolder)/frame-\(Self.padded(frame.index)).png"
+                    group.addTask {
+                        do throws(ImgToolError) {
+                            try AtomicFileWriter.write(to: path) { (fd) throws(ImgToolError) in
+                                try encoder.write(frame.image, toFileDescriptor: fd)
+                            }
+                            return .success(path)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    inFlight += 1
+                }
+            } catch {
+                failure = failure ?? error
             }
-            return writtenPaths.count
-        } catch {
-            for path in writtenPaths { unlink(path) }
-            if createdFolder { rmdir(output) }
-            throw error
+            while inFlight > 0 { collect(await group.next()) }
+            return (written, failure)
         }
+        if let failure {
+            for path in written { unlink(path) }
+            if createdFolder { rmdir(output) }
+            throw failure
+        }
+        if !source.info.isComplete {
+            for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
+        }
+        return written.count
     }
 
     static func padded(_ index: Int) -> String {
