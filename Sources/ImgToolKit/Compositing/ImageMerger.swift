@@ -55,7 +55,8 @@ public struct ImageMerger: Sendable {
             throw Self.animationRefusal(animated, timeline: MergeTimeline(([base] + layers).map(\.info)))
         }
         guard !layers.isEmpty else {
-            throw ImgToolError(.invalidArgument, "every overlay failed to load; nothing to merge")
+            let reasons = skipped.map(\.description).joined(separator: "; ")
+            throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
         }
         let info = base.info
         loader.workProbe?("composite", base.name)

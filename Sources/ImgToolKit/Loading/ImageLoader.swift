@@ -165,7 +165,7 @@ public struct ImageLoader: Sendable {
     }
 
     /// Reads, fetches or receives one input's bytes and decodes them, reporting each state.
-    private func loadOne(_ input: ImageInput, index: Int) async -> Result<LoadedImage, ImgToolError> {
+    func loadOne(_ input: ImageInput, index: Int) async -> Result<LoadedImage, ImgToolError> {
         let report: @Sendable (LoadState) -> Void = { [observer] state in
             observer?(LoadEvent(index: index, name: input.name, state: state))
         }
