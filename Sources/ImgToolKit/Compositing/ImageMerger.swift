@@ -59,11 +59,10 @@ public struct ImageMerger: Sendable {
             throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
         }
         let info = base.info
-        loader.workProbe?("composite", base.name)
         let canvas = base.takeImage()
         let images = layers.indices.map { layers[$0].takeImage() }
         layers = []
-        let image = await Self.composite(images, onto: canvas, placement: placement)
+        let image = await Self.composite(images, onto: canvas, placement: placement, probe: loader.workProbe)
         return Result(image: image, backgroundInfo: info, skipped: skipped)
     }
 
@@ -101,8 +100,12 @@ public struct ImageMerger: Sendable {
 
     /// Composites on the global concurrent executor, whatever actor the caller is on.
     @concurrent
-    static func composite(_ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement) async -> PixelBuffer {
-        OverlayCompositor.composite(overlays, onto: canvas, placement: placement)
+    static func composite(
+        _ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement,
+        probe: (@Sendable (String, String) -> Void)? = nil
+    ) async -> PixelBuffer {
+        defer { probe?("composite", "") }
+        return OverlayCompositor.composite(overlays, onto: canvas, placement: placement)
     }
 
     /// The error for an animated input, until an APNG encoder can write the merged animation.

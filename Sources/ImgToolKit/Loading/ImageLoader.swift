@@ -48,8 +48,9 @@ public struct ImageLoader: Sendable {
     let fetcher: any DataFetching
     let observer: (@Sendable (LoadEvent) -> Void)?
     let coalescer = FetchCoalescer()
-    /// Called with a stage name ("decode") and the input's name just before CPU work starts;
-    /// tests use it to check where the work runs.
+    /// Called with a stage name ("decode", "composite") and the input's name from inside the
+    /// `@concurrent` function doing that work, once it is done; tests use it to check that the
+    /// work runs while the main actor is busy.
     let workProbe: (@Sendable (String, String) -> Void)?
 
     /// Creates a loader.
@@ -175,8 +176,8 @@ public struct ImageLoader: Sendable {
             let bytes = try await self.bytes(of: input, report: report)
             report(.loading(bytesSoFar: bytes.count, total: bytes.count))
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
-            workProbe?("decode", input.name)
-            let image = try await Self.decode(bytes, name: input.name, limits: options.limits, depth: options.depth)
+            let image = try await Self.decode(
+                bytes, name: input.name, limits: options.limits, depth: options.depth, probe: workProbe)
             report(.loaded(image.info))
             return .success(image)
         } catch {
@@ -224,7 +225,11 @@ public struct ImageLoader: Sendable {
     ///
     /// A still image keeps only its pixels; an animation keeps its source too (see ``LoadedImage``).
     @concurrent
-    static func decode(_ bytes: [UInt8], name: String, limits: DecodingLimits, depth: SampleDepth?) async throws(ImgToolError) -> LoadedImage {
+    static func decode(
+        _ bytes: [UInt8], name: String, limits: DecodingLimits, depth: SampleDepth?,
+        probe: (@Sendable (String, String) -> Void)? = nil
+    ) async throws(ImgToolError) -> LoadedImage {
+        defer { probe?("decode", name) }
         let source = try ImageSource(data: bytes, name: name, limits: limits)
         let reader = try source.makeFrameReader(depth: depth)
         guard let first = try reader.nextFrame() else {
