@@ -113,12 +113,15 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
+        // Check the Location header as sent, not only the new request: swift-corelibs-foundation
+        // turns `Location: file:///x` into a request for `http://same-host/x`.
+        let location = response.value(forHTTPHeaderField: "Location")
         let target = request.url
-        let scheme = target?.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        let schemes = [target?.scheme?.lowercased(), location.flatMap(Self.scheme(ofLocation:))]
+        guard schemes.allSatisfy({ $0 == nil || $0 == "http" || $0 == "https" }), target?.scheme != nil else {
             let failure = ImgToolError(
                 .network,
-                "HTTP \(response.statusCode) redirect to \(target?.absoluteString ?? "an invalid URL") refused: only http and https redirects are followed",
+                "HTTP \(response.statusCode) redirect to \(location ?? target?.absoluteString ?? "an invalid URL") refused: only http and https redirects are followed",
                 input: name)
             state.withLock { if $0.failure == nil { $0.failure = failure } }
             completionHandler(nil)
@@ -138,6 +141,18 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return (continuation, result)
         }
         continuation?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    /// The lowercased scheme of a `Location` value (`file:/x` gives `file`), or `nil` for a
+    /// relative reference. RFC 3986: a letter, then letters, digits, `+`, `-` or `.`, then `:`.
+    static func scheme(ofLocation location: String) -> String? {
+        let trimmed = location.drop { $0 == " " }
+        guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+        let candidate = trimmed[..<colon]
+        guard let first = candidate.first, first.isASCII, first.isLetter,
+            candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return candidate.lowercased()
     }
 
     /// The fetch's result once the transfer ended with `error` (or none).
