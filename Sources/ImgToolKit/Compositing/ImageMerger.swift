@@ -62,7 +62,7 @@ public struct ImageMerger: Sendable {
         let canvas = base.takeImage()
         let images = layers.indices.map { layers[$0].takeImage() }
         layers = []
-        let image = await Self.composite(images, onto: canvas, placement: placement, probe: loader.workProbe)
+        let image = await Self.composite(images, onto: consume canvas, placement: placement, probe: loader.workProbe)
         return Result(image: image, backgroundInfo: info, skipped: skipped)
     }
 
@@ -105,7 +105,7 @@ public struct ImageMerger: Sendable {
         probe: (@Sendable (String, String) -> Void)? = nil
     ) async -> PixelBuffer {
         defer { probe?("composite", "") }
-        return OverlayCompositor.composite(overlays, onto: canvas, placement: placement)
+        return OverlayCompositor.composite(overlays, onto: consume canvas, placement: placement)
     }
 
     /// The error for an animated input, until an APNG encoder can write the merged animation.

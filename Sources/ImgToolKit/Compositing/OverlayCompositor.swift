@@ -25,7 +25,12 @@ public enum OverlayCompositor {
         _ overlays: [PixelBuffer], onto background: consuming PixelBuffer, placement: OverlayPlacement
     ) -> PixelBuffer {
         let depth = workingDepth(background: background, overlays: overlays)
-        var canvas = background.depth == depth ? background : background.converted(to: depth)
+        var canvas: PixelBuffer
+        if background.depth == depth {
+            canvas = consume background  // moved, not copied: drawing below changes it in place
+        } else {
+            canvas = background.converted(to: depth)
+        }
         for overlay in overlays {
             draw(overlay.depth == depth ? overlay : overlay.converted(to: depth), onto: &canvas, placement: placement)
         }
