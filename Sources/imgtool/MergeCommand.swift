@@ -33,7 +33,9 @@ struct MergeCommand: AsyncParsableCommand {
     @Argument(help: "One or more overlay images, drawn in order.")
     var overlays: [String] = []
 
-    @Option(name: [.short, .customLong("output")], help: "The PNG file to write, or - for standard output. (default: merged.png)")
+    @Option(
+        name: [.short, .customLong("output")],
+        help: "The PNG file to write, or - for standard output. (default: merged.png)")
     var output: String?
 
     @Option(help: "Where overlays are anchored on the background.")
@@ -69,7 +71,9 @@ struct MergeCommand: AsyncParsableCommand {
         }
         guard (0...9).contains(level) else { throw ValidationError("--level must be 0-9, not \(level)") }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
-        guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard timeout.isFinite, timeout > 0 else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
         guard ([background] + overlays).filter({ $0 == "-" }).count <= 1 else {
             throw ValidationError("standard input (-) can be read only once")
         }
@@ -91,7 +95,9 @@ struct MergeCommand: AsyncParsableCommand {
         let toStandardOutput = destination == "-"
         if toStandardOutput {
             if isatty(STDOUT_FILENO) != 0 {
-                throw ImgToolError(.invalidArgument, "refusing to write PNG data to a terminal; redirect standard output or use -o FILE")
+                throw ImgToolError(
+                    .invalidArgument,
+                    "refusing to write PNG data to a terminal; redirect standard output or use -o FILE")
             }
         } else {
             try OutputTarget.check(destination, against: [backgroundInput] + overlayInputs, force: force)
@@ -103,12 +109,16 @@ struct MergeCommand: AsyncParsableCommand {
             fetcher: fetcher,
             options: ImageLoader.Options(keepGoing: keepGoing, limits: limits.limits, maxBytes: maxBytes),
             observer: { sink.yield($0) })
-        let merger = ImageMerger(loader: loader, placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
+        let merger = ImageMerger(
+            loader: loader,
+            placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
         let remote = ([backgroundInput] + overlayInputs).contains {
             if case .file = $0.location { return false }
             return true
         }
-        let line = await MergeProgressLine(count: 1 + overlayInputs.count, enabled: MergeProgressLine.stderrIsTerminal && (remote || overlayInputs.count >= 2))
+        let line = await MergeProgressLine(
+            count: 1 + overlayInputs.count,
+            enabled: MergeProgressLine.stderrIsTerminal && (remote || overlayInputs.count >= 2))
         async let drawing: Void = line.run(events)
         let result: ImageMerger.Result
         do throws(ImgToolError) {
@@ -125,13 +135,16 @@ struct MergeCommand: AsyncParsableCommand {
         try await Self.write(result.image, to: toStandardOutput ? nil : destination, level: level, force: force)
         if !toStandardOutput { Console.out(destination) }
         if !result.skipped.isEmpty {
-            throw ImgToolError(.invalidArgument, "\(result.skipped.count) overlay\(result.skipped.count == 1 ? "" : "s") left out")
+            throw ImgToolError(
+                .invalidArgument, "\(result.skipped.count) overlay\(result.skipped.count == 1 ? "" : "s") left out")
         }
     }
 
     /// Encodes and writes off the main actor: to `path` atomically, or to stdout for `nil`.
     @concurrent
-    private static func write(_ image: PixelBuffer, to path: String?, level: Int, force: Bool) async throws(ImgToolError) {
+    private static func write(_ image: PixelBuffer, to path: String?, level: Int, force: Bool)
+        async throws(ImgToolError)
+    {
         let encoder = PNGEncoder(compressionLevel: level)
         guard let path else {
             try encoder.write(image, toFileDescriptor: STDOUT_FILENO)
@@ -155,7 +168,8 @@ struct MergeOffset: ExpressibleByArgument {
 
     init?(argument: String) {
         let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let x = Int(parts[0].trimmingPrefix("+")), let y = Int(parts[1].trimmingPrefix("+")) else { return nil }
+        guard parts.count == 2, let x = Int(parts[0].trimmingPrefix("+")), let y = Int(parts[1].trimmingPrefix("+"))
+        else { return nil }
         self.init(x: x, y: y)
     }
 

@@ -21,7 +21,8 @@ enum OutputTarget {
                 exists && stat(inputPath, &inputStatus) == 0 && inputStatus.st_dev == outputStatus.st_dev
                 && inputStatus.st_ino == outputStatus.st_ino
             if sameFile || (resolvedOutput != nil && resolvedOutput == resolve(inputPath)) {
-                throw ImgToolError(.invalidArgument, "is also an input (\(input.name)); choose another output with -o", input: path)
+                throw ImgToolError(
+                    .invalidArgument, "is also an input (\(input.name)); choose another output with -o", input: path)
             }
         }
         if exists {

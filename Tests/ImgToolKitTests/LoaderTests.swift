@@ -1,7 +1,8 @@
 import Foundation
-@testable import ImgToolKit
 import Synchronization
 import Testing
+
+@testable import ImgToolKit
 
 /// `ImageLoader` with a fake fetcher: order, bounded concurrency, cancellation, keep-going,
 /// coalescing, states, and where decoding runs.
@@ -121,7 +122,8 @@ struct LoaderTests {
         #expect(await loader.fetchCount == 2)
         #expect(images.map(\.image) == [0, 1, 0, 0].map(Self.image))
         // Also when the copies run one after the other
-        let sequential = ImageLoader(fetcher: try Self.fetcher(count: 2, frozen: false), options: .init(maxConcurrent: 1))
+        let sequential = ImageLoader(
+            fetcher: try Self.fetcher(count: 2, frozen: false), options: .init(maxConcurrent: 1))
         _ = try await sequential.load(inputs)
         #expect(await sequential.fetchCount == 2)
     }
@@ -149,7 +151,9 @@ struct LoaderTests {
         let fetcher = try Self.fetcher(count: 2, frozen: false)
         fetcher.respond(Self.url(1), with: .failure(ImgToolError(.network, "connection refused")))
         let events = Mutex<[LoadEvent]>([])
-        let loader = ImageLoader(fetcher: fetcher, options: .init(keepGoing: true), observer: { event in events.withLock { $0.append(event) } })
+        let loader = ImageLoader(
+            fetcher: fetcher, options: .init(keepGoing: true),
+            observer: { event in events.withLock { $0.append(event) } })
         _ = await loader.loadResults(try Self.inputs(2))
         let all = events.withLock { $0 }
         for index in 0..<2 {
@@ -159,9 +163,13 @@ struct LoaderTests {
             #expect(mine.last?.isFinished == true)
         }
         let last0 = all.last { $0.index == 0 }?.state
-        guard case .loaded(let info)? = last0 else { Issue.record("expected loaded, got \(String(describing: last0))"); return }
+        guard case .loaded(let info)? = last0 else {
+            Issue.record("expected loaded, got \(String(describing: last0))"); return
+        }
         #expect(info.width == 2 && info.format == .png)
-        guard case .failed(let error)? = all.last(where: { $0.index == 1 })?.state else { Issue.record("expected failed"); return }
+        guard case .failed(let error)? = all.last(where: { $0.index == 1 })?.state else {
+            Issue.record("expected failed"); return
+        }
         #expect(error.input == Self.url(1) && error.code == .network)
         // And the progress summary is drawn from those states
         var progress = LoadProgress(count: 2)
@@ -187,7 +195,9 @@ struct LoaderTests {
             #expect(error.input == name)
         }
         let small = ImageLoader(fetcher: GateFetcher(frozen: false), options: .init(maxBytes: 10))
-        let tooLarge = await #expect(throws: ImgToolError.self) { try await small.load(try ImageInput(folder + "/good.png")) }
+        let tooLarge = await #expect(throws: ImgToolError.self) {
+            try await small.load(try ImageInput(folder + "/good.png"))
+        }
         #expect(tooLarge?.code == .tooLarge)
         // file:// URLs read the same file
         let viaURL = try await loader.load(try ImageInput("file://" + folder + "/good.png"))
@@ -199,7 +209,8 @@ struct LoaderTests {
         #expect(try ImageInput("-").location == .standardInput)
         #expect(try ImageInput("a/b.png").location == .file(path: "a/b.png"))
         #expect(try ImageInput("file:///tmp/x%20y.png").location == .file(path: "/tmp/x y.png"))
-        #expect(try ImageInput("HTTPS://example.com/a.png").location == .remote(URL(string: "HTTPS://example.com/a.png")!))
+        #expect(
+            try ImageInput("HTTPS://example.com/a.png").location == .remote(URL(string: "HTTPS://example.com/a.png")!))
         for bad in ["ftp://host/a.png", "data://x", "file://otherhost/a.png", "http://", ""] {
             let error = #expect(throws: ImgToolError.self) { try ImageInput(bad) }
             #expect(error?.code == .invalidArgument)
@@ -217,7 +228,8 @@ struct LoaderTests {
             fetcher: fetcher, options: .init(), observer: nil,
             workProbe: { stage, _ in stages.withLock { $0.append(stage) } })
         let merger = ImageMerger(loader: loader)
-        async let merged = merger.merge(background: try ImageInput(Self.url(0)), overlays: [try ImageInput(Self.url(1))])
+        async let merged = merger.merge(
+            background: try ImageInput(Self.url(0)), overlays: [try ImageInput(Self.url(1))])
         // When the main actor is kept busy, never suspending, until the work is done (or 20 s)
         let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         while stages.withLock({ $0.count }) < 3 && ContinuousClock.now < deadline {}

@@ -18,7 +18,9 @@ struct LoaderURLSessionTests {
     }
 
     /// Fetches `url` after setting its reply, returning the error thrown (or recording an issue).
-    static func failure(_ url: String, _ reply: MockURLProtocol.Reply, fetcher: URLSessionFetcher = fetcher()) async -> ImgToolError? {
+    static func failure(_ url: String, _ reply: MockURLProtocol.Reply, fetcher: URLSessionFetcher = fetcher()) async
+        -> ImgToolError?
+    {
         MockURLProtocol.set(url, reply)
         guard let target = URL(string: url) else { return nil }
         do {
@@ -34,7 +36,8 @@ struct LoaderURLSessionTests {
     @Test("A 200 response gives the body, with progress up to its length")
     func success() async throws {
         let url = "http://ok.mock/a.png"
-        MockURLProtocol.set(url, .respond(status: 200, headers: ["Content-Length": "\(Self.png.count)"], body: Self.png, chunks: 4))
+        MockURLProtocol.set(
+            url, .respond(status: 200, headers: ["Content-Length": "\(Self.png.count)"], body: Self.png, chunks: 4))
         let seen = ProgressLog()
         let bytes = try await Self.fetcher().fetch(try #require(URL(string: url)), name: url) { seen.add($0) }
         #expect(bytes == Self.png)
@@ -42,8 +45,11 @@ struct LoaderURLSessionTests {
         #expect(seen.values.map(\.bytesSoFar) == seen.values.map(\.bytesSoFar).sorted())
     }
 
-    @Test("HTTP statuses: 404 and 410 are notFound, others are network errors naming the status",
-          arguments: [(404, ImgToolError.Code.notFound), (410, .notFound), (500, .network), (403, .network), (301, .network)])
+    @Test(
+        "HTTP statuses: 404 and 410 are notFound, others are network errors naming the status",
+        arguments: [
+            (404, ImgToolError.Code.notFound), (410, .notFound), (500, .network), (403, .network), (301, .network),
+        ])
     func statuses(status: Int, code: ImgToolError.Code) async {
         let url = "http://status\(status).mock/a.png"
         let error = await Self.failure(url, .respond(status: status, headers: [:], body: Array("nope".utf8), chunks: 1))
@@ -55,7 +61,9 @@ struct LoaderURLSessionTests {
     func declaredTooLarge() async {
         let url = "http://big.mock/a.png"
         let error = await Self.failure(
-            url, .respond(status: 200, headers: ["Content-Length": "5000"], body: [UInt8](repeating: 1, count: 5000), chunks: 5),
+            url,
+            .respond(
+                status: 200, headers: ["Content-Length": "5000"], body: [UInt8](repeating: 1, count: 5000), chunks: 5),
             fetcher: Self.fetcher(maxBytes: 1000))
         #expect(error?.code == .tooLarge)
         #expect(error?.message.contains("Content-Length is 5000 bytes, over the limit of 1000") == true)
@@ -74,7 +82,9 @@ struct LoaderURLSessionTests {
     @Test("A body shorter than its Content-Length is truncated, with both counts")
     func truncated() async {
         let url = "http://short.mock/a.png"
-        let error = await Self.failure(url, .respond(status: 200, headers: ["Content-Length": "1000"], body: Array(Self.png.prefix(300)), chunks: 2))
+        let error = await Self.failure(
+            url,
+            .respond(status: 200, headers: ["Content-Length": "1000"], body: Array(Self.png.prefix(300)), chunks: 2))
         #expect(error?.code == .truncated)
         #expect(error?.message.contains("300 of 1000 bytes") == true, "\(String(describing: error))")
     }
@@ -89,10 +99,12 @@ struct LoaderURLSessionTests {
         #expect(error?.message.contains("timed out") == true, "\(String(describing: error))")
     }
 
-    @Test("Failing connections say why", arguments: [
-        (URLError.Code.cannotConnectToHost, "connection refused"), (.cannotFindHost, "host not found"),
-        (.timedOut, "timed out"), (.networkConnectionLost, "connection lost"),
-    ])
+    @Test(
+        "Failing connections say why",
+        arguments: [
+            (URLError.Code.cannotConnectToHost, "connection refused"), (.cannotFindHost, "host not found"),
+            (.timedOut, "timed out"), (.networkConnectionLost, "connection lost"),
+        ])
     func failures(code: URLError.Code, words: String) async {
         let url = "http://fail\(code.rawValue).mock/a.png"
         let error = await Self.failure(url, .fail(code))
@@ -106,7 +118,9 @@ struct LoaderURLSessionTests {
         MockURLProtocol.set(url, .stall(headers: [:], body: []))
         let target = try #require(URL(string: url))
         let fetcher = Self.fetcher(timeout: .seconds(60))
-        let task = Task { () async throws(ImgToolError) -> [UInt8] in try await fetcher.fetch(target, name: url) { _ in } }
+        let task = Task { () async throws(ImgToolError) -> [UInt8] in
+            try await fetcher.fetch(target, name: url) { _ in }
+        }
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         let result = await task.result
@@ -117,7 +131,8 @@ struct LoaderURLSessionTests {
     @Test("Through the loader: a page that is not an image is unsupportedFormat naming the URL")
     func notAnImage() async throws {
         let url = "http://html.mock/index.html"
-        MockURLProtocol.set(url, .respond(status: 200, headers: [:], body: Array("<!doctype html><p>hi".utf8), chunks: 1))
+        MockURLProtocol.set(
+            url, .respond(status: 200, headers: [:], body: Array("<!doctype html><p>hi".utf8), chunks: 1))
         let loader = ImageLoader(fetcher: Self.fetcher())
         let error = await #expect(throws: ImgToolError.self) { try await loader.load(try ImageInput(url)) }
         #expect(error?.code == .unsupportedFormat)

@@ -18,10 +18,22 @@ struct MergeCompositingTests {
         var background = PixelBuffer(width: 256, height: 256)
         var overlay = PixelBuffer(width: 256, height: 256)
         background.withMutableRGBA8 { samples in
-            for y in 0..<256 { for x in 0..<256 { samples.replaceSubrange((y * 256 + x) * 4..<(y * 256 + x) * 4 + 4, with: [UInt8(cd), UInt8(255 - cd), UInt8(cd / 2), UInt8(y)]) } }
+            for y in 0..<256 {
+                for x in 0..<256 {
+                    samples.replaceSubrange(
+                        (y * 256 + x) * 4..<(y * 256 + x) * 4 + 4,
+                        with: [UInt8(cd), UInt8(255 - cd), UInt8(cd / 2), UInt8(y)])
+                }
+            }
         }
         overlay.withMutableRGBA8 { samples in
-            for y in 0..<256 { for x in 0..<256 { samples.replaceSubrange((y * 256 + x) * 4..<(y * 256 + x) * 4 + 4, with: [UInt8(cs), UInt8(cs / 3), UInt8(255 - cs), UInt8(x)]) } }
+            for y in 0..<256 {
+                for x in 0..<256 {
+                    samples.replaceSubrange(
+                        (y * 256 + x) * 4..<(y * 256 + x) * 4 + 4,
+                        with: [UInt8(cs), UInt8(cs / 3), UInt8(255 - cs), UInt8(x)])
+                }
+            }
         }
         // When it is merged at the top-left corner
         let placement = try OverlayPlacement(gravity: .northWest)
@@ -48,10 +60,19 @@ struct MergeCompositingTests {
             [MergeFixtures.solid([255, 0, 0, 128])], onto: MergeFixtures.solid([0, 0, 255, 128]), placement: .centered)
         #expect(result.pixel8(x: 0, y: 0) == [170, 0, 85, 192])
         // Opaque overlay replaces; transparent overlay keeps the background.
-        #expect(OverlayCompositor.composite([MergeFixtures.solid([1, 2, 3, 255])], onto: MergeFixtures.solid([9, 9, 9, 9]), placement: .centered).pixel8(x: 0, y: 0) == [1, 2, 3, 255])
-        #expect(OverlayCompositor.composite([MergeFixtures.solid([1, 2, 3, 0])], onto: MergeFixtures.solid([9, 9, 9, 9]), placement: .centered).pixel8(x: 0, y: 0) == [9, 9, 9, 9])
+        #expect(
+            OverlayCompositor.composite(
+                [MergeFixtures.solid([1, 2, 3, 255])], onto: MergeFixtures.solid([9, 9, 9, 9]), placement: .centered
+            ).pixel8(x: 0, y: 0) == [1, 2, 3, 255])
+        #expect(
+            OverlayCompositor.composite(
+                [MergeFixtures.solid([1, 2, 3, 0])], onto: MergeFixtures.solid([9, 9, 9, 9]), placement: .centered
+            ).pixel8(x: 0, y: 0) == [9, 9, 9, 9])
         // Over a transparent background the overlay's straight colour survives.
-        #expect(OverlayCompositor.composite([MergeFixtures.solid([10, 20, 30, 40])], onto: MergeFixtures.solid([0, 0, 0, 0]), placement: .centered).pixel8(x: 0, y: 0) == [10, 20, 30, 40])
+        #expect(
+            OverlayCompositor.composite(
+                [MergeFixtures.solid([10, 20, 30, 40])], onto: MergeFixtures.solid([0, 0, 0, 0]), placement: .centered
+            ).pixel8(x: 0, y: 0) == [10, 20, 30, 40])
     }
 
     @Test("16-bit: alpha pairs from a small domain against the reference")
@@ -66,18 +87,32 @@ struct MergeCompositingTests {
                 var background = PixelBuffer(width: n, height: n, depth: .sixteen)
                 var overlay = PixelBuffer(width: n, height: n, depth: .sixteen)
                 background.withMutableRGBA16 { s in
-                    for y in 0..<n { for x in 0..<n { s.replaceSubrange((y * n + x) * 4..<(y * n + x) * 4 + 4, with: [UInt16(cd), UInt16(65535 - cd), 7, UInt16(alphas[y])]) } }
+                    for y in 0..<n {
+                        for x in 0..<n {
+                            s.replaceSubrange(
+                                (y * n + x) * 4..<(y * n + x) * 4 + 4,
+                                with: [UInt16(cd), UInt16(65535 - cd), 7, UInt16(alphas[y])])
+                        }
+                    }
                 }
                 overlay.withMutableRGBA16 { s in
-                    for y in 0..<n { for x in 0..<n { s.replaceSubrange((y * n + x) * 4..<(y * n + x) * 4 + 4, with: [UInt16(cs), 3, UInt16(65535 - cs), UInt16(alphas[x])]) } }
+                    for y in 0..<n {
+                        for x in 0..<n {
+                            s.replaceSubrange(
+                                (y * n + x) * 4..<(y * n + x) * 4 + 4,
+                                with: [UInt16(cs), 3, UInt16(65535 - cs), UInt16(alphas[x])])
+                        }
+                    }
                 }
-                let result = OverlayCompositor.composite([overlay], onto: background, placement: try OverlayPlacement(gravity: .northWest))
+                let result = OverlayCompositor.composite(
+                    [overlay], onto: background, placement: try OverlayPlacement(gravity: .northWest))
                 #expect(result.depth == .sixteen)
                 var expected = PixelBuffer(width: n, height: n, depth: .sixteen)
                 expected.withMutableRGBA16 { s in
                     for y in 0..<n {
                         for x in 0..<n {
-                            let out = MergeReference.over(MergeFixtures.samples(overlay, x, y), MergeFixtures.samples(background, x, y), m: 65535)
+                            let out = MergeReference.over(
+                                MergeFixtures.samples(overlay, x, y), MergeFixtures.samples(background, x, y), m: 65535)
                             s.replaceSubrange((y * n + x) * 4..<(y * n + x) * 4 + 4, with: out.map { UInt16($0) })
                         }
                     }
@@ -106,7 +141,8 @@ struct MergeCompositingTests {
             }
         }
         // And the other way round: a 16-bit background with an 8-bit overlay.
-        let reversed = OverlayCompositor.composite([background], onto: MergeFixtures.noise16(width: 3, height: 3, seed: 3), placement: .centered)
+        let reversed = OverlayCompositor.composite(
+            [background], onto: MergeFixtures.noise16(width: 3, height: 3, seed: 3), placement: .centered)
         #expect(reversed.depth == .sixteen)
     }
 
@@ -114,13 +150,17 @@ struct MergeCompositingTests {
     func opacity(opacity: Double) throws {
         // Given a row with every 8-bit alpha over a half-transparent background
         var overlay = PixelBuffer(width: 256, height: 1)
-        overlay.withMutableRGBA8 { s in for a in 0..<256 { s.replaceSubrange(a * 4..<a * 4 + 4, with: [200, 100, UInt8(a / 2), UInt8(a)]) } }
+        overlay.withMutableRGBA8 { s in
+            for a in 0..<256 { s.replaceSubrange(a * 4..<a * 4 + 4, with: [200, 100, UInt8(a / 2), UInt8(a)]) }
+        }
         let background = MergeFixtures.solid([10, 250, 90, 128], width: 256)
         let placement = try OverlayPlacement(gravity: .west, opacity: opacity)
         let result = OverlayCompositor.composite([overlay], onto: background, placement: placement)
         for a in 0..<256 {
             let faded = [200, 100, a / 2, MergeReference.faded(a, opacity: opacity, m: 255)]
-            #expect(MergeFixtures.samples(result, a, 0) == MergeReference.over(faded, [10, 250, 90, 128], m: 255), "alpha \(a)")
+            #expect(
+                MergeFixtures.samples(result, a, 0) == MergeReference.over(faded, [10, 250, 90, 128], m: 255),
+                "alpha \(a)")
         }
         // 16-bit
         let overlay16 = MergeFixtures.noise16(width: 64, height: 2, seed: 9)
@@ -130,7 +170,9 @@ struct MergeCompositingTests {
             for x in 0..<64 {
                 var source = MergeFixtures.samples(overlay16, x, y)
                 source[3] = MergeReference.faded(source[3], opacity: opacity, m: 65535)
-                #expect(MergeFixtures.samples(result16, x, y) == MergeReference.over(source, MergeFixtures.samples(background16, x, y), m: 65535))
+                #expect(
+                    MergeFixtures.samples(result16, x, y)
+                        == MergeReference.over(source, MergeFixtures.samples(background16, x, y), m: 65535))
             }
         }
     }
@@ -187,7 +229,9 @@ struct MergeCompositingTests {
             let result = OverlayCompositor.composite([overlay], onto: background, placement: placement)
             for y in 0..<5 {
                 for x in 0..<7 {
-                    let inside = (origin.0 + 1..<origin.0 + 1 + size.0).contains(x) && (origin.1 - 1..<origin.1 - 1 + size.1).contains(y)
+                    let inside =
+                        (origin.0 + 1..<origin.0 + 1 + size.0).contains(x)
+                        && (origin.1 - 1..<origin.1 - 1 + size.1).contains(y)
                     #expect(result.pixel8(x: x, y: y)[0] == (inside ? 255 : 0), "\(gravity) \(size) pixel \(x),\(y)")
                 }
             }
@@ -199,8 +243,11 @@ struct MergeCompositingTests {
         let background = MergeFixtures.solid([0, 0, 0, 255], width: 2, height: 1)
         let red = MergeFixtures.solid([255, 0, 0, 255])
         let halfBlue = MergeFixtures.solid([0, 0, 255, 128])
-        let result = OverlayCompositor.composite([red, halfBlue], onto: background, placement: try OverlayPlacement(gravity: .west))
-        #expect(result.pixel8(x: 0, y: 0) == MergeReference.over([0, 0, 255, 128], [255, 0, 0, 255], m: 255).map(UInt8.init))
+        let result = OverlayCompositor.composite(
+            [red, halfBlue], onto: background, placement: try OverlayPlacement(gravity: .west))
+        #expect(
+            result.pixel8(x: 0, y: 0)
+                == MergeReference.over([0, 0, 255, 128], [255, 0, 0, 255], m: 255).map(UInt8.init))
         #expect(result.pixel8(x: 1, y: 0) == [0, 0, 0, 255])
     }
 }

@@ -28,7 +28,8 @@ struct MergeLoopbackTests {
         // When both are merged, and the URL overlay is named twice
         let fromURLs: ImageMerger.Result
         do {
-            let merger = ImageMerger(loader: ImageLoader(fetcher: URLSessionFetcher(timeout: .seconds(20))), placement: placement)
+            let merger = ImageMerger(
+                loader: ImageLoader(fetcher: URLSessionFetcher(timeout: .seconds(20))), placement: placement)
             fromURLs = try await merger.merge(
                 background: try ImageInput(server.url("/bg.png")),
                 overlays: [try ImageInput(server.url("/ov.png")), try ImageInput(server.url("/ov.png"))])
@@ -44,7 +45,8 @@ struct MergeLoopbackTests {
         // Then the pixels are the same, and the server saw each path once
         #expect(MergeFixtures.mismatch(fromFiles.image, fromURLs.image) == nil)
         #expect(server.requestedPaths.sorted() == ["/bg.png", "/ov.png"])
-        let expected = OverlayCompositor.composite([Self.overlay, Self.overlay], onto: Self.background, placement: placement)
+        let expected = OverlayCompositor.composite(
+            [Self.overlay, Self.overlay], onto: Self.background, placement: placement)
         #expect(MergeFixtures.mismatch(expected, fromFiles.image) == nil)
     }
 
@@ -73,7 +75,8 @@ struct MergeLoopbackTests {
             #expect(error.description.contains(words), "\(error)")
         }
         #expect(!server.requestedPaths.contains("/secret.png"))
-        #expect(!server.requestedPaths.contains("/etc/passwd"), "the file: redirect was not turned into an http request")
+        #expect(
+            !server.requestedPaths.contains("/etc/passwd"), "the file: redirect was not turned into an http request")
     }
 
     @Test("A closed port is a refused connection")

@@ -1,5 +1,6 @@
-@testable import ImgToolKit
 import Testing
+
+@testable import ImgToolKit
 
 /// The union of timelines a merge of animations would use, and the refusal until an APNG
 /// encoder exists.
@@ -7,9 +8,12 @@ import Testing
 struct MergeTimelineTests {
     static func info(delaysMs: [Int], plays: Int = 0) -> ImageInfo {
         let frames = delaysMs.enumerated().map { index, delay in
-            FrameInfo(index: index, delay: .milliseconds(delay), region: FrameRegion(x: 0, y: 0, width: 4, height: 4), disposal: .none, blend: .over)
+            FrameInfo(
+                index: index, delay: .milliseconds(delay), region: FrameRegion(x: 0, y: 0, width: 4, height: 4),
+                disposal: .none, blend: .over)
         }
-        return ImageInfo(format: .gif, width: 4, height: 4, bitDepth: 8, colorType: .palette, frames: frames, plays: plays)
+        return ImageInfo(
+            format: .gif, width: 4, height: 4, bitDepth: 8, colorType: .palette, frames: frames, plays: plays)
     }
 
     static let still = info(delaysMs: [0])
@@ -44,7 +48,8 @@ struct MergeTimelineTests {
 
     @Test("An animated input is refused with unsupportedFormat naming it")
     func refusal() {
-        let animated = LoadedImage(name: "anim.gif", info: Self.info(delaysMs: [100, 200]), image: PixelBuffer(width: 4, height: 4))
+        let animated = LoadedImage(
+            name: "anim.gif", info: Self.info(delaysMs: [100, 200]), image: PixelBuffer(width: 4, height: 4))
         let error = ImageMerger.animationRefusal(animated, timeline: MergeTimeline([animated.info, Self.still]))
         #expect(error.code == .unsupportedFormat)
         #expect(error.input == "anim.gif")

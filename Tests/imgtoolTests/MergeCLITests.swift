@@ -41,7 +41,8 @@ struct MergeCLITests {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: Array(outData), stderr: String(decoding: errData, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: Array(outData), stderr: String(decoding: errData, as: UTF8.self))
     }
 
     static let background = noise(width: 40, height: 30, seed: 31)
@@ -84,7 +85,8 @@ struct MergeCLITests {
         #expect(first.stderr.isEmpty)
         let written = try #require(Self.contents(folder + "/merged.png"))
         let expected = OverlayCompositor.composite(
-            [Self.overlay], onto: Self.background, placement: try OverlayPlacement(gravity: .northEast, offsetX: -2, offsetY: 3))
+            [Self.overlay], onto: Self.background,
+            placement: try OverlayPlacement(gravity: .northEast, offsetX: -2, offsetY: 3))
         #expect(try Self.decode(written) == expected)
         // Then a second run refuses to replace it, leaving it untouched
         let second = try Self.run(["merge", "bg.png", "ov.png", "--opacity", "0.5"], in: folder)
@@ -96,7 +98,10 @@ struct MergeCLITests {
         let forced = try Self.run(["merge", "bg.png", "ov.png", "--opacity", "0.5", "--force"], in: folder)
         #expect(forced.status == 0, "\(forced.stderr)")
         let replaced = try Self.decode(try #require(Self.contents(folder + "/merged.png")))
-        #expect(replaced == OverlayCompositor.composite([Self.overlay], onto: Self.background, placement: try OverlayPlacement(opacity: 0.5)))
+        #expect(
+            replaced
+                == OverlayCompositor.composite(
+                    [Self.overlay], onto: Self.background, placement: try OverlayPlacement(opacity: 0.5)))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
     }
@@ -106,7 +111,8 @@ struct MergeCLITests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let before = Self.contents(folder + "/ov.png")
-        try FileManager.default.createSymbolicLink(atPath: folder + "/link.png", withDestinationPath: folder + "/ov.png")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/link.png", withDestinationPath: folder + "/ov.png")
         for output in ["ov.png", "./ov.png", folder + "/ov.png", "link.png"] {
             let run = try Self.run(["merge", "bg.png", "ov.png", "-o", output, "--force"], in: folder)
             #expect(run.status == 1, "\(output)")
@@ -115,13 +121,15 @@ struct MergeCLITests {
         }
     }
 
-    @Test("Failures exit 1, name the input, and write nothing", arguments: [
-        (["merge", "bg.png", "missing.png"], "missing.png: no such file"),
-        (["merge", "bg.png", "text.png"], "text.png: not a PNG or GIF file"),
-        (["merge", "bg.png", "ftp://example.com/a.png"], "ftp://example.com/a.png: unsupported URL scheme"),
-        (["merge", "bg.png", "ov.png", "--max-bytes", "100"], "bg.png: file is"),
-        (["merge", "missing.png", "ov.png", "missing.png"], "missing.png: no such file"),
-    ])
+    @Test(
+        "Failures exit 1, name the input, and write nothing",
+        arguments: [
+            (["merge", "bg.png", "missing.png"], "missing.png: no such file"),
+            (["merge", "bg.png", "text.png"], "text.png: not a PNG or GIF file"),
+            (["merge", "bg.png", "ftp://example.com/a.png"], "ftp://example.com/a.png: unsupported URL scheme"),
+            (["merge", "bg.png", "ov.png", "--max-bytes", "100"], "bg.png: file is"),
+            (["merge", "missing.png", "ov.png", "missing.png"], "missing.png: no such file"),
+        ])
     func failures(arguments: [String], message: String) throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -139,7 +147,10 @@ struct MergeCLITests {
     func usage() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for arguments in [["merge", "bg.png"], ["merge", "bg.png", "ov.png", "--opacity", "2"], ["merge", "-", "-"], ["merge", "bg.png", "ov.png", "--gravity", "up"]] {
+        for arguments in [
+            ["merge", "bg.png"], ["merge", "bg.png", "ov.png", "--opacity", "2"], ["merge", "-", "-"],
+            ["merge", "bg.png", "ov.png", "--gravity", "up"],
+        ] {
             let run = try Self.run(arguments, in: folder)
             #expect(run.status == 64, "\(arguments): \(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: folder + "/merged.png"))
@@ -151,10 +162,12 @@ struct MergeCLITests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let overlayBytes = try #require(Self.contents(folder + "/ov.png"))
-        let run = try Self.run(["merge", "bg.png", "-", "-o", "-", "--gravity", "southwest"], in: folder, stdin: overlayBytes)
+        let run = try Self.run(
+            ["merge", "bg.png", "-", "-o", "-", "--gravity", "southwest"], in: folder, stdin: overlayBytes)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.isEmpty)
-        let expected = OverlayCompositor.composite([Self.overlay], onto: Self.background, placement: try OverlayPlacement(gravity: .southWest))
+        let expected = OverlayCompositor.composite(
+            [Self.overlay], onto: Self.background, placement: try OverlayPlacement(gravity: .southWest))
         #expect(try Self.decode(run.stdout) == expected)
         #expect(!FileManager.default.fileExists(atPath: folder + "/merged.png"))
     }
@@ -163,7 +176,8 @@ struct MergeCLITests {
     func keepGoing() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let run = try Self.run(["merge", "bg.png", "missing.png", "ov.png", "--keep-going", "-o", "out.png"], in: folder)
+        let run = try Self.run(
+            ["merge", "bg.png", "missing.png", "ov.png", "--keep-going", "-o", "out.png"], in: folder)
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: missing.png: no such file (left out)"), "\(run.stderr)")
         #expect(run.text == "out.png\n")

@@ -50,7 +50,8 @@ public struct ImageMerger: Sendable {
         guard let first = overlays.first else {
             throw ImgToolError(.invalidArgument, "merge needs at least one overlay")
         }
-        var (base, layers, skipped) = try await loadInputs(background: background, first: first, rest: Array(overlays.dropFirst()))
+        var (base, layers, skipped) = try await loadInputs(
+            background: background, first: first, rest: Array(overlays.dropFirst()))
         if let animated = ([base] + layers).first(where: { $0.info.isAnimated }) {
             throw Self.animationRefusal(animated, timeline: MergeTimeline(([base] + layers).map(\.info)))
         }

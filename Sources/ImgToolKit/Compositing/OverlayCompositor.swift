@@ -61,17 +61,21 @@ public enum OverlayCompositor {
             canvas.withMutableRGBA8 { samples in
                 samples.withUnsafeMutableBufferPointer { destination in
                     row.withUnsafeMutableBufferPointer { scratch in
-                        guard let scratchBase = scratch.baseAddress, let destinationBase = destination.baseAddress else { return }
+                        guard let scratchBase = scratch.baseAddress, let destinationBase = destination.baseAddress
+                        else { return }
                         for y in 0..<visible.height {
                             let start = ((visible.y + y) * overlay.width + visible.x) * 4
                             for i in 0..<visible.width * 4 { scratch[i] = source[start + i] }
                             var i = 3
                             while i < scratch.count {
-                                scratch[i] = UInt8(truncatingIfNeeded: OverlayPlacement.scaledAlpha(Int(scratch[i]), level: level, maximum: 255))
+                                scratch[i] = UInt8(
+                                    truncatingIfNeeded: OverlayPlacement.scaledAlpha(
+                                        Int(scratch[i]), level: level, maximum: 255))
                                 i += 4
                             }
                             SourceOver.blendRow8(
-                                scratchBase, over: destinationBase + ((dstY + y) * canvasWidth + dstX) * 4, count: visible.width)
+                                scratchBase, over: destinationBase + ((dstY + y) * canvasWidth + dstX) * 4,
+                                count: visible.width)
                         }
                     }
                 }
@@ -82,18 +86,21 @@ public enum OverlayCompositor {
             canvas.withMutableRGBA16 { samples in
                 samples.withUnsafeMutableBufferPointer { destination in
                     row.withUnsafeMutableBufferPointer { scratch in
-                        guard let scratchBase = scratch.baseAddress, let destinationBase = destination.baseAddress else { return }
+                        guard let scratchBase = scratch.baseAddress, let destinationBase = destination.baseAddress
+                        else { return }
                         for y in 0..<visible.height {
                             let start = ((visible.y + y) * overlay.width + visible.x) * 4
                             for i in 0..<visible.width * 4 { scratch[i] = source[start + i] }
                             var i = 3
                             while i < scratch.count {
                                 scratch[i] = UInt16(
-                                    truncatingIfNeeded: OverlayPlacement.scaledAlpha(Int(scratch[i]), level: level, maximum: 65535))
+                                    truncatingIfNeeded: OverlayPlacement.scaledAlpha(
+                                        Int(scratch[i]), level: level, maximum: 65535))
                                 i += 4
                             }
                             SourceOver.blendRow16(
-                                scratchBase, over: destinationBase + ((dstY + y) * canvasWidth + dstX) * 4, count: visible.width)
+                                scratchBase, over: destinationBase + ((dstY + y) * canvasWidth + dstX) * 4,
+                                count: visible.width)
                         }
                     }
                 }

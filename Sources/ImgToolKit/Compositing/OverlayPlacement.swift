@@ -24,7 +24,9 @@ public struct OverlayPlacement: Sendable, Hashable {
 
     /// Creates a placement.
     /// - Throws: ``ImgToolError`` `invalidArgument` when `opacity` is outside `0...1` or not a number.
-    public init(gravity: Gravity = .center, offsetX: Int = 0, offsetY: Int = 0, opacity: Double = 1) throws(ImgToolError) {
+    public init(gravity: Gravity = .center, offsetX: Int = 0, offsetY: Int = 0, opacity: Double = 1)
+        throws(ImgToolError)
+    {
         guard opacity.isFinite, (0...1).contains(opacity) else {
             throw ImgToolError(.invalidArgument, "opacity must be between 0 and 1, not \(opacity)")
         }

@@ -74,7 +74,8 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
             failure = ImgToolError(code, "HTTP status \(status) (\(reason))", input: name)
         } else if let declared, declared > maxBytes {
             failure = ImgToolError(
-                .tooLarge, "Content-Length is \(declared) bytes, over the limit of \(maxBytes); raise it with --max-bytes",
+                .tooLarge,
+                "Content-Length is \(declared) bytes, over the limit of \(maxBytes); raise it with --max-bytes",
                 input: name)
         }
         state.withLock {
@@ -94,7 +95,8 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
             $0.lastActivity = .now
             if $0.body.count + data.count > maxBytes {
                 $0.failure = ImgToolError(
-                    .tooLarge, "body passed the limit of \(maxBytes) bytes while downloading; raise it with --max-bytes",
+                    .tooLarge,
+                    "body passed the limit of \(maxBytes) bytes while downloading; raise it with --max-bytes",
                     input: name)
                 $0.body = []
                 return nil
@@ -133,7 +135,8 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result) = state.withLock { state -> (CheckedContinuation<[UInt8], any Error>?, Result<[UInt8], ImgToolError>) in
+        let (continuation, result) = state.withLock {
+            state -> (CheckedContinuation<[UInt8], any Error>?, Result<[UInt8], ImgToolError>) in
             let result = Self.outcome(of: &state, error: error, name: name)
             let continuation = state.continuation
             state.continuation = nil
@@ -156,15 +159,18 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// The fetch's result once the transfer ended with `error` (or none).
-    private static func outcome(of state: inout State, error: (any Error)?, name: String) -> Result<[UInt8], ImgToolError> {
+    private static func outcome(of state: inout State, error: (any Error)?, name: String) -> Result<
+        [UInt8], ImgToolError
+    > {
         if let failure = state.failure { return .failure(failure) }
         let received = state.body.count
         if let error {
             let urlError = error as? URLError
             if let expected = state.expected, received < expected, state.status != nil {
-                return .failure(ImgToolError(
-                    .truncated, "body ended after \(received) of \(expected) bytes (Content-Length)", input: name,
-                    cause: urlError.map { "\($0.code.rawValue): \($0.localizedDescription)" }))
+                return .failure(
+                    ImgToolError(
+                        .truncated, "body ended after \(received) of \(expected) bytes (Content-Length)", input: name,
+                        cause: urlError.map { "\($0.code.rawValue): \($0.localizedDescription)" }))
             }
             switch urlError?.code {
             case .cancelled?:
@@ -172,17 +178,25 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
             case .timedOut?:
                 return .failure(ImgToolError(.network, "timed out after \(received) bytes", input: name))
             case .cannotConnectToHost?:
-                return .failure(ImgToolError(.network, "connection refused", input: name, cause: error.localizedDescription))
+                return .failure(
+                    ImgToolError(.network, "connection refused", input: name, cause: error.localizedDescription))
             case .cannotFindHost?, .dnsLookupFailed?:
-                return .failure(ImgToolError(.network, "host not found", input: name, cause: error.localizedDescription))
+                return .failure(
+                    ImgToolError(.network, "host not found", input: name, cause: error.localizedDescription))
             case .networkConnectionLost?:
-                return .failure(ImgToolError(.network, "connection lost after \(received) bytes", input: name, cause: error.localizedDescription))
+                return .failure(
+                    ImgToolError(
+                        .network, "connection lost after \(received) bytes", input: name,
+                        cause: error.localizedDescription))
             default:
-                return .failure(ImgToolError(.network, "fetch failed after \(received) bytes", input: name, cause: "\(error)"))
+                return .failure(
+                    ImgToolError(.network, "fetch failed after \(received) bytes", input: name, cause: "\(error)"))
             }
         }
         if let expected = state.expected, received < expected {
-            return .failure(ImgToolError(.truncated, "body ended after \(received) of \(expected) bytes (Content-Length)", input: name))
+            return .failure(
+                ImgToolError(
+                    .truncated, "body ended after \(received) of \(expected) bytes (Content-Length)", input: name))
         }
         var body: [UInt8] = []
         swap(&body, &state.body)

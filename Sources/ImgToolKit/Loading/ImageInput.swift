@@ -47,12 +47,14 @@ public struct ImageInput: Sendable, Hashable, CustomStringConvertible {
                 throw ImgToolError(.invalidArgument, "malformed file URL", input: text)
             }
             if let host = url.host, !host.isEmpty, host != "localhost" {
-                throw ImgToolError(.invalidArgument, "file URL names host \(host); only local files can be read", input: text)
+                throw ImgToolError(
+                    .invalidArgument, "file URL names host \(host); only local files can be read", input: text)
             }
             location = .file(path: url.path)
         default:
             throw ImgToolError(
-                .invalidArgument, "unsupported URL scheme \(scheme):// (use a path, file://, http:// or https://)", input: text)
+                .invalidArgument, "unsupported URL scheme \(scheme):// (use a path, file://, http:// or https://)",
+                input: text)
         }
     }
 

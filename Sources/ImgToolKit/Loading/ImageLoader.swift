@@ -33,7 +33,8 @@ public struct ImageLoader: Sendable {
         /// Creates options; every parameter has the documented default.
         public init(
             maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount, keepGoing: Bool = false,
-            limits: DecodingLimits = .default, maxBytes: Int = URLSessionFetcher.defaultMaxBytes, depth: SampleDepth? = nil
+            limits: DecodingLimits = .default, maxBytes: Int = URLSessionFetcher.defaultMaxBytes,
+            depth: SampleDepth? = nil
         ) {
             self.maxConcurrent = max(1, maxConcurrent)
             self.keepGoing = keepGoing
@@ -187,7 +188,9 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    private func bytes(of input: ImageInput, report: @escaping @Sendable (LoadState) -> Void) async throws(ImgToolError) -> [UInt8] {
+    private func bytes(of input: ImageInput, report: @escaping @Sendable (LoadState) -> Void) async throws(ImgToolError)
+        -> [UInt8]
+    {
         switch input.location {
         case .file(let path):
             do throws(ImgToolError) {

@@ -93,7 +93,8 @@ final class GateFetcher: DataFetching {
                 throw ImgToolError(.cancelled, "cancelled", input: name)
             }
         }
-        let response = state.withLock { $0.responses[key] } ?? .failure(ImgToolError(.notFound, "HTTP status 404 (not found)"))
+        let response =
+            state.withLock { $0.responses[key] } ?? .failure(ImgToolError(.notFound, "HTTP status 404 (not found)"))
         state.withLock { $0.finished.append(key) }
         switch response {
         case .success(let bytes):

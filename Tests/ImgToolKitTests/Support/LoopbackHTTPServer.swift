@@ -132,7 +132,8 @@ final class LoopbackHTTPServer: Sendable {
 extension [UInt8] {
     fileprivate var containsHeaderEnd: Bool {
         guard count >= 4 else { return false }
-        for index in 0...(count - 4) where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
+        for index in 0...(count - 4)
+        where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
             return true
         }
         return false

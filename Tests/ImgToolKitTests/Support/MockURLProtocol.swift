@@ -66,7 +66,9 @@ final class MockURLProtocol: URLProtocol {
     override func stopLoading() {}
 
     private func send(status: Int, headers: [String: String], url: URL) {
-        guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers) else { return }
+        guard
+            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        else { return }
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
     }
 }
