@@ -67,6 +67,10 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode
         let declared = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
+        // With a content coding (gzip...), Content-Length counts the coded bytes while the body
+        // arrives decoded, so it caps the transfer but says nothing about the body's length.
+        let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+        let bodyLength = coding == nil || coding == "identity" ? declared : nil
         var failure: ImgToolError?
         if let status, !(200...299).contains(status) {
             let reason = HTTPURLResponse.localizedString(forStatusCode: status)
@@ -80,12 +84,12 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         state.withLock {
             $0.status = status
-            $0.expected = declared
+            $0.expected = bodyLength
             $0.lastActivity = .now
             if let failure, $0.failure == nil { $0.failure = failure }
-            if failure == nil, let declared { $0.body.reserveCapacity(declared) }
+            if failure == nil, let bodyLength { $0.body.reserveCapacity(bodyLength) }
         }
-        if failure == nil { progress(FetchProgress(bytesSoFar: 0, total: declared)) }
+        if failure == nil { progress(FetchProgress(bytesSoFar: 0, total: bodyLength)) }
         completionHandler(failure == nil ? .allow : .cancel)
     }
 
