@@ -1,0 +1,119 @@
+/// Loads a background and overlays (files, URLs, standard input) and composites the overlays
+/// onto the background in order, off the main actor.
+///
+/// The background and the first overlay are fetched and decoded by two `async let`s awaited
+/// together; further overlays go through the ``ImageLoader``'s task group at the same time and
+/// come back in input order. Compositing starts once everything has arrived, in a `@concurrent`
+/// function, never on the caller's actor; see ``OverlayCompositor`` for the arithmetic (exact
+/// source-over, 16 bits when any input is 16-bit, gravity, offset, opacity, clipping). The
+/// output has the background's size.
+///
+/// Load states of every input go to the loader's observer: the background is index 0 and the
+/// overlays 1, 2, ...
+///
+/// Animated inputs: merging needs every frame on the union of the inputs' timelines (see
+/// ``MergeTimeline``) and an APNG encoder to write the result, which imgtool does not have yet,
+/// so an animated input is refused with `unsupportedFormat` naming it.
+public struct ImageMerger: Sendable {
+    /// The loader used for every input (its options decide concurrency and `keepGoing`).
+    public let loader: ImageLoader
+    /// Where and how the overlays are drawn.
+    public let placement: OverlayPlacement
+
+    /// Creates a merger.
+    public init(loader: ImageLoader = ImageLoader(), placement: OverlayPlacement = .centered) {
+        self.loader = loader
+        self.placement = placement
+    }
+
+    /// What a merge produced.
+    public struct Result: Sendable {
+        /// The composited image, the background's size, 16-bit when any input was.
+        public var image: PixelBuffer
+        /// What the background declared.
+        public var backgroundInfo: ImageInfo
+        /// Overlays that failed and were left out (only with ``ImageLoader/Options/keepGoing``),
+        /// in input order.
+        public var skipped: [ImgToolError]
+    }
+
+    /// Loads `background` and `overlays` and composites them.
+    /// - Parameters:
+    ///   - background: the image drawn on; the output has its size.
+    ///   - overlays: one or more images drawn in order.
+    /// - Returns: the image, and the overlays skipped with `keepGoing`.
+    /// - Throws: ``ImgToolError`` naming the failing input: any loading error (`notFound`,
+    ///   `network`, `truncated`, `tooLarge`, `unsupportedFormat`, `corrupt` ...), always for the
+    ///   background and, without `keepGoing`, for an overlay; `unsupportedFormat` for an animated
+    ///   input; `invalidArgument` when there is no overlay or every overlay failed; `cancelled`.
+    public func merge(background: ImageInput, overlays: [ImageInput]) async throws(ImgToolError) -> Result {
+        guard let first = overlays.first else {
+            throw ImgToolError(.invalidArgument, "merge needs at least one overlay")
+        }
+        var (base, layers, skipped) = try await loadInputs(
+            background: background, first: first, rest: Array(overlays.dropFirst()))
+        if let animated = ([base] + layers).first(where: { $0.info.isAnimated }) {
+            throw Self.animationRefusal(animated, timeline: MergeTimeline(([base] + layers).map(\.info)))
+        }
+        guard !layers.isEmpty else {
+            let reasons = skipped.map(\.description).joined(separator: "; ")
+            throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
+        }
+        let info = base.info
+        let canvas = base.takeImage()
+        let images = layers.indices.map { layers[$0].takeImage() }
+        layers = []
+        let image = await Self.composite(images, onto: consume canvas, placement: placement, probe: loader.workProbe)
+        return Result(image: image, backgroundInfo: info, skipped: skipped)
+    }
+
+    /// Loads everything: two `async let`s for the background and first overlay, the loader's task
+    /// group for the rest, all running at once.
+    private func loadInputs(
+        background: ImageInput, first: ImageInput, rest: [ImageInput]
+    ) async throws(ImgToolError) -> (LoadedImage, [LoadedImage], [ImgToolError]) {
+        let loader = self.loader
+        let keepGoing = loader.options.keepGoing
+        await loader.expect([background, first])
+        async let backgroundResult = loader.load(background, index: 0)
+        async let firstResult = loader.loadOne(first, index: 1)
+        async let restResults = loader.loadResults(rest, firstIndex: 2)
+        do {
+            let (base, firstOverlay) = try await (backgroundResult, firstResult)
+            let others = await restResults
+            var layers: [LoadedImage] = []
+            var skipped: [ImgToolError] = []
+            for result in [firstOverlay] + others {
+                switch result {
+                case .success(let image): layers.append(image)
+                case .failure(let error):
+                    if !keepGoing { throw error }
+                    skipped.append(error)
+                }
+            }
+            return (base, layers, skipped)
+        } catch let error as ImgToolError {
+            throw error
+        } catch {
+            throw ImgToolError(.cancelled, "cancelled")
+        }
+    }
+
+    /// Composites on the global concurrent executor, whatever actor the caller is on.
+    @concurrent
+    static func composite(
+        _ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement,
+        probe: (@Sendable (String, String) -> Void)? = nil
+    ) async -> PixelBuffer {
+        defer { probe?("composite", "") }
+        return OverlayCompositor.composite(overlays, onto: consume canvas, placement: placement)
+    }
+
+    /// The error for an animated input, until an APNG encoder can write the merged animation.
+    static func animationRefusal(_ image: LoadedImage, timeline: MergeTimeline) -> ImgToolError {
+        ImgToolError(
+            .unsupportedFormat,
+            "is animated (\(image.info.frameCount) frames); merging animations would give \(timeline.frameCount) frames on the union of the timelines, but writing them needs an APNG encoder, which imgtool does not have yet",
+            input: image.name)
+    }
+}

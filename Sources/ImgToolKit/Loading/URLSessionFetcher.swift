@@ -1,0 +1,87 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Fetches `http` and `https` URLs with `URLSession` (FoundationNetworking on Linux).
+///
+/// Each fetch has its own session and ``FetchDelegate``, which streams the body into memory,
+/// checks the status and the byte cap, and refuses redirects to other schemes. Nothing in a
+/// fetcher is isolated to an actor: delegate callbacks arrive on the session's own queue, and
+/// the awaiting task is resumed from there.
+///
+/// Failures, each naming the input:
+/// - HTTP 404 and 410: `notFound`; any other status outside 200-299: `network` with the status;
+/// - nothing received for ``timeout`` seconds: `network`, "timed out";
+/// - a refused connection or an unknown host: `network`;
+/// - a body shorter than its `Content-Length`: `truncated`, with both counts;
+/// - a declared `Content-Length` over ``maxBytes`` (refused before the body is read) or a body
+///   that grows past it while streaming: `tooLarge`;
+/// - a redirect to a scheme other than `http` or `https` (`file:`, `ftp:`...): `network`; it is
+///   never followed;
+/// - cancellation of the calling task: `cancelled` (the session task is cancelled at once).
+public struct URLSessionFetcher: DataFetching {
+    /// Largest body accepted, in bytes. Default 512 MiB.
+    public var maxBytes: Int
+    /// Seconds without any progress (connecting, or between two pieces of the body) after which a
+    /// fetch fails. Default 30.
+    public var timeout: Duration
+    /// The session configuration each fetch copies; tests register `URLProtocol` classes on it.
+    public var configuration: URLSessionConfiguration
+
+    /// The default byte cap, 512 MiB.
+    public static let defaultMaxBytes = 512 * 1024 * 1024
+
+    /// Creates a fetcher.
+    /// - Parameters:
+    ///   - maxBytes: largest body accepted; default ``defaultMaxBytes``.
+    ///   - timeout: idle timeout; default 30 seconds.
+    ///   - configuration: the session configuration; default `.ephemeral` (no cache, no cookies).
+    public init(
+        maxBytes: Int = URLSessionFetcher.defaultMaxBytes, timeout: Duration = .seconds(30),
+        configuration: URLSessionConfiguration = .ephemeral
+    ) {
+        self.maxBytes = maxBytes
+        self.timeout = timeout
+        self.configuration = configuration
+    }
+
+    /// Fetches the body at `url`; see the type's documentation for the failures.
+    public func fetch(
+        _ url: URL, name: String, progress: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws(ImgToolError) -> [UInt8] {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw ImgToolError(.invalidArgument, "only http and https URLs can be fetched", input: name)
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let delegate = FetchDelegate(name: name, maxBytes: maxBytes, progress: progress)
+        let sessionConfiguration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        sessionConfiguration.timeoutIntervalForRequest = seconds
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        var request = URLRequest(url: url)
+        request.timeoutInterval = seconds
+        let task = session.dataTask(with: request)
+        let timeout = timeout
+        do {
+            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+                group.addTask { try await delegate.run(task) }
+                group.addTask {
+                    try await delegate.watch(idleTimeout: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                while let result = try await group.next() {
+                    if let bytes = result { return bytes }
+                }
+                throw ImgToolError(.cancelled, "cancelled", input: name)
+            }
+        } catch let error as ImgToolError {
+            throw error.naming(name)
+        } catch {
+            throw ImgToolError(.cancelled, "cancelled", input: name)
+        }
+    }
+}

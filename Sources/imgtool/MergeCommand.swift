@@ -1,0 +1,179 @@
+import ArgumentParser
+import ImgToolKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `imgtool merge BACKGROUND OVERLAY [OVERLAY...]`: overlays composited onto a background.
+struct MergeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Composite overlay images onto a background image and write a PNG file.",
+        discussion: """
+            Inputs are paths, file://, http:// or https:// URLs, or - for standard input; the \
+            format is sniffed from the bytes. Overlays are drawn in order with exact straight-alpha \
+            source-over (16-bit when any input is 16-bit), placed by --gravity and --offset \
+            (pixels, x right, y down; write a negative offset as --offset=-10,5), faded by \
+            --opacity, and clipped; the output has the background's size.
+
+            Without -o the result goes to merged.png in the current folder, and the path written \
+            is printed. An input is never overwritten, and an existing output is replaced \
+            (atomically) only with --force. -o - writes the PNG to standard output.
+
+            Exit status: 0 on success, 1 when an input is bad or the operation failed (nothing is \
+            written), 64 for a usage error. With --keep-going, overlays that fail are reported \
+            and left out, the rest is written, and the exit status is 1.
+            """
+    )
+
+    @Argument(help: "The background image: its size is the output's.")
+    var background: String
+
+    @Argument(help: "One or more overlay images, drawn in order.")
+    var overlays: [String] = []
+
+    @Option(
+        name: [.short, .customLong("output")],
+        help: "The PNG file to write, or - for standard output. (default: merged.png)")
+    var output: String?
+
+    @Option(help: "Where overlays are anchored on the background.")
+    var gravity: Gravity = .center
+
+    @Option(help: "Pixels added to the anchored position, as X,Y.")
+    var offset: MergeOffset = MergeOffset(x: 0, y: 0)
+
+    @Option(help: "Overlay opacity, from 0 (invisible) to 1.")
+    var opacity: Double = 1
+
+    @Option(help: "zlib compression level of the written file, 0-9.")
+    var level: Int = PNGEncoder.defaultLevel
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @Flag(help: "Leave out overlays that fail instead of stopping at the first failure.")
+    var keepGoing = false
+
+    @Option(help: "Largest input accepted, in bytes (files, standard input and downloads).")
+    var maxBytes: Int = URLSessionFetcher.defaultMaxBytes
+
+    @Option(help: "Seconds a download may go without receiving anything.")
+    var timeout: Double = 30
+
+    @OptionGroup var limits: LimitOptions
+
+    func validate() throws {
+        guard !overlays.isEmpty else { throw ValidationError("merge needs at least one overlay after the background") }
+        guard opacity.isFinite, (0...1).contains(opacity) else {
+            throw ValidationError("--opacity must be between 0 and 1, not \(opacity)")
+        }
+        guard (0...9).contains(level) else { throw ValidationError("--level must be 0-9, not \(level)") }
+        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
+        guard timeout.isFinite, timeout > 0 else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
+        guard ([background] + overlays).filter({ $0 == "-" }).count <= 1 else {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+    }
+
+    func run() async throws {
+        do throws(ImgToolError) {
+            try await merge()
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func merge() async throws(ImgToolError) {
+        let backgroundInput = try ImageInput(background)
+        let overlayInputs = try overlays.map { (text) throws(ImgToolError) in try ImageInput(text) }
+        let destination = output ?? "merged.png"
+        let toStandardOutput = destination == "-"
+        if toStandardOutput {
+            if isatty(STDOUT_FILENO) != 0 {
+                throw ImgToolError(
+                    .invalidArgument,
+                    "refusing to write PNG data to a terminal; redirect standard output or use -o FILE")
+            }
+        } else {
+            try OutputTarget.check(destination, against: [backgroundInput] + overlayInputs, force: force)
+        }
+
+        let (events, sink) = AsyncStream.makeStream(of: LoadEvent.self)
+        let fetcher = URLSessionFetcher(maxBytes: maxBytes, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+        let loader = ImageLoader(
+            fetcher: fetcher,
+            options: ImageLoader.Options(keepGoing: keepGoing, limits: limits.limits, maxBytes: maxBytes),
+            observer: { sink.yield($0) })
+        let merger = ImageMerger(
+            loader: loader,
+            placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
+        let remote = ([backgroundInput] + overlayInputs).contains {
+            if case .file = $0.location { return false }
+            return true
+        }
+        let line = await MergeProgressLine(
+            count: 1 + overlayInputs.count,
+            enabled: MergeProgressLine.stderrIsTerminal && (remote || overlayInputs.count >= 2))
+        async let drawing: Void = line.run(events)
+        let result: ImageMerger.Result
+        do throws(ImgToolError) {
+            result = try await merger.merge(background: backgroundInput, overlays: overlayInputs)
+        } catch {
+            sink.finish()
+            await drawing
+            throw error
+        }
+        sink.finish()
+        await drawing
+
+        for skipped in result.skipped { Console.error("error: \(skipped) (left out)") }
+        try await Self.write(result.image, to: toStandardOutput ? nil : destination, level: level, force: force)
+        if !toStandardOutput { Console.out(destination) }
+        if !result.skipped.isEmpty {
+            throw ImgToolError(
+                .invalidArgument, "\(result.skipped.count) overlay\(result.skipped.count == 1 ? "" : "s") left out")
+        }
+    }
+
+    /// Encodes and writes off the main actor: to `path` atomically, or to stdout for `nil`.
+    @concurrent
+    private static func write(_ image: PixelBuffer, to path: String?, level: Int, force: Bool)
+        async throws(ImgToolError)
+    {
+        let encoder = PNGEncoder(compressionLevel: level)
+        guard let path else {
+            try encoder.write(image, toFileDescriptor: STDOUT_FILENO)
+            return
+        }
+        try AtomicFileWriter.write(to: path, existing: force ? .replace : .fail) { (fd) throws(ImgToolError) in
+            try encoder.write(image, toFileDescriptor: fd)
+        }
+    }
+}
+
+/// `--offset X,Y`: two integers separated by a comma, either may be negative.
+struct MergeOffset: ExpressibleByArgument {
+    var x: Int
+    var y: Int
+
+    init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let x = Int(parts[0].trimmingPrefix("+")), let y = Int(parts[1].trimmingPrefix("+"))
+        else { return nil }
+        self.init(x: x, y: y)
+    }
+
+    var defaultValueDescription: String { "\(x),\(y)" }
+}
+
+extension Gravity: ExpressibleByArgument {}
