@@ -47,8 +47,8 @@ struct MergeCommand: AsyncParsableCommand {
     @Option(help: "Overlay opacity, from 0 (invisible) to 1.")
     var opacity: Double = 1
 
-    @Option(help: "zlib compression level of the written file, 0-9.")
-    var level: Int = PNGEncoder.defaultLevel
+    @Option(help: "zlib compression level of the written file, 0-9 (default: chosen per image).")
+    var level: Int?
 
     @Flag(help: "Replace an existing output file.")
     var force = false
@@ -69,7 +69,7 @@ struct MergeCommand: AsyncParsableCommand {
         guard opacity.isFinite, (0...1).contains(opacity) else {
             throw ValidationError("--opacity must be between 0 and 1, not \(opacity)")
         }
-        guard (0...9).contains(level) else { throw ValidationError("--level must be 0-9, not \(level)") }
+        if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard timeout.isFinite, timeout > 0 else {
             throw ValidationError("--timeout must be a positive number of seconds")
@@ -142,7 +142,7 @@ struct MergeCommand: AsyncParsableCommand {
 
     /// Encodes and writes off the main actor: to `path` atomically, or to stdout for `nil`.
     @concurrent
-    private static func write(_ image: PixelBuffer, to path: String?, level: Int, force: Bool)
+    private static func write(_ image: PixelBuffer, to path: String?, level: Int?, force: Bool)
         async throws(ImgToolError)
     {
         let encoder = PNGEncoder(compressionLevel: level)
