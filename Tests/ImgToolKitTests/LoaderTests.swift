@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ImgToolKit
@@ -150,7 +149,7 @@ struct LoaderTests {
     func states() async throws {
         let fetcher = try Self.fetcher(count: 2, frozen: false)
         fetcher.respond(Self.url(1), with: .failure(ImgToolError(.network, "connection refused")))
-        let events = Mutex<[LoadEvent]>([])
+        let events = Locked<[LoadEvent]>([])
         let loader = ImageLoader(
             fetcher: fetcher, options: .init(keepGoing: true),
             observer: { event in events.withLock { $0.append(event) } })
@@ -223,7 +222,7 @@ struct LoaderTests {
     func offMainActor() async throws {
         // Given a merge started from the main actor
         let fetcher = try Self.fetcher(count: 2, frozen: false)
-        let stages = Mutex<[String]>([])
+        let stages = Locked<[String]>([])
         let loader = ImageLoader(
             fetcher: fetcher, options: .init(), observer: nil,
             workProbe: { stage, _ in stages.withLock { $0.append(stage) } })

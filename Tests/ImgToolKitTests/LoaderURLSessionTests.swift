@@ -1,6 +1,5 @@
 import Foundation
 import ImgToolKit
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -147,7 +146,7 @@ struct LoaderURLSessionTests {
 
 /// Collects progress callbacks from any thread.
 final class ProgressLog: Sendable {
-    private let log = Mutex<[FetchProgress]>([])
+    private let log = Locked<[FetchProgress]>([])
     func add(_ progress: FetchProgress) { log.withLock { $0.append(progress) } }
     var values: [FetchProgress] { log.withLock { $0 } }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -9,7 +8,7 @@ import Synchronization
 /// status, byte cap and redirect rules, and resumes the awaiting task when the transfer ends.
 ///
 /// Callbacks arrive on the session's delegate queue; the fetching task awaits ``run(_:)``. State
-/// is shared through a `Mutex`, and nothing is called (continuation, progress) while it is held.
+/// is shared through a `Locked`, and nothing is called (continuation, progress) while it is held.
 final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var continuation: CheckedContinuation<[UInt8], any Error>?
@@ -24,7 +23,7 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let name: String
     private let maxBytes: Int
     private let progress: @Sendable (FetchProgress) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(name: String, maxBytes: Int, progress: @escaping @Sendable (FetchProgress) -> Void) {
         self.name = name

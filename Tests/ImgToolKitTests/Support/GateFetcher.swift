@@ -1,6 +1,5 @@
 import Foundation
 import ImgToolKit
-import Synchronization
 import Testing
 
 /// A fake ``DataFetching`` for loader tests: no network, and every fetch can be frozen until
@@ -18,7 +17,7 @@ final class GateFetcher: DataFetching {
         var maxInFlight = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameter frozen: when `true`, every fetch waits for ``release(_:)``.
     init(frozen: Bool = true) {

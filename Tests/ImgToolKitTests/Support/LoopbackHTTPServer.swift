@@ -1,4 +1,5 @@
 import Foundation
+import ImgToolKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,8 +31,8 @@ final class LoopbackHTTPServer: Sendable {
     private let listener: Int32
     private let routes: [String: Route]
     private let stopping = Atomic<Bool>(false)
-    private let finished = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-    private let requests = Mutex<[String]>([])
+    private let finished = Locked<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let requests = Locked<[String]>([])
 
     /// Paths requested so far, in order.
     var requestedPaths: [String] { requests.withLock { $0 } }

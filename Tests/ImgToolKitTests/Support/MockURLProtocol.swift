@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ImgToolKit
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -19,7 +19,7 @@ final class MockURLProtocol: URLProtocol {
         case fail(URLError.Code)
     }
 
-    private static let replies = Mutex<[String: Reply]>([:])
+    private static let replies = Locked<[String: Reply]>([:])
 
     /// Sets the reply for `url`.
     static func set(_ url: String, _ reply: Reply) {
