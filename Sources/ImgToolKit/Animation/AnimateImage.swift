@@ -67,7 +67,7 @@ func animate(
 
 /// Plays `source` on an existential clock (opened for ``AnimationScheduler``).
 func play<C: Clock<Duration>>(
-    _ source: ImageSource, options: AnimationOptions, clock: C,
+    _ source: any FrameSource, options: AnimationOptions, clock: C,
     handler: @escaping @MainActor @Sendable (AnimationFrame<PixelBuffer>, inout Bool) -> Void
 ) async throws(ImgToolError) -> AnimationReport {
     try await AnimationScheduler(options: options, clock: clock).play(source, handler: handler)

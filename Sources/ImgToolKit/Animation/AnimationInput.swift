@@ -1,17 +1,19 @@
 import Foundation
 
-/// Where an animation comes from: a URL (file or http(s)) or bytes in memory.
-public enum AnimationInput: Sendable, Hashable {
+/// Where an animation comes from: a URL (file or http(s)), bytes in memory, or a prepared source.
+public enum AnimationInput: Sendable {
     /// A `file:` URL or an `http:`/`https:` URL.
     case url(URL)
     /// A whole file in memory; `name` is used in errors.
     case data([UInt8], name: String)
+    /// An image already prepared (any ``FrameSource``, such as an ``ImageSource``).
+    case source(any FrameSource, name: String)
 
     /// The name errors use: the path of a file URL, the text of any other URL, or the data's name.
     public var name: String {
         switch self {
         case .url(let url): url.isFileURL ? url.path : url.absoluteString
-        case .data(_, let name): name
+        case .data(_, let name), .source(_, let name): name
         }
     }
 
@@ -22,8 +24,10 @@ public enum AnimationInput: Sendable, Hashable {
     @concurrent
     public func prepare(
         limits: DecodingLimits, fetcher: any AnimationDataFetcher
-    ) async throws(ImgToolError) -> ImageSource {
+    ) async throws(ImgToolError) -> any FrameSource {
         switch self {
+        case .source(let source, _):
+            return source
         case .data(let bytes, let name):
             return try ImageSource(data: bytes, name: name, limits: limits)
         case .url(let url):

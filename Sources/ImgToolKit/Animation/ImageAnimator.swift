@@ -35,6 +35,14 @@ public final class ImageAnimator {
         scheduler = ImageFrameScheduler(data: data, options: options, clock: clock)
     }
 
+    /// Creates an animator for an image already prepared (any ``FrameSource``).
+    public init(
+        source: some FrameSource, name: String, options: AnimationOptions = AnimationOptions(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        scheduler = ImageFrameScheduler(source: source, name: name, options: options, clock: clock)
+    }
+
     /// The error behind a failed ``status``, naming the input.
     public var error: ImgToolError? { scheduler.error }
 

@@ -24,7 +24,7 @@ public final class ImageFrameScheduler {
 
     private let clock: any Clock<Duration>
     private let fetcher: any AnimationDataFetcher
-    private var preparation: Task<Result<ImageSource, ImgToolError>, Never>?
+    private var preparation: Task<Result<any FrameSource, ImgToolError>, Never>?
     private var preparedFailure: ImgToolError?
     private var playback: Task<Void, Never>?
     private var generation = 0
@@ -57,6 +57,22 @@ public final class ImageFrameScheduler {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.input = .data(data, name: name)
+        self.options = options
+        self.clock = clock
+        self.fetcher = URLSessionDataFetcher()
+    }
+
+    /// Creates a scheduler for an image already prepared (any ``FrameSource``).
+    /// - Parameters:
+    ///   - source: the image.
+    ///   - name: the name errors use.
+    ///   - options: how to play. Default: as the file says.
+    ///   - clock: where time comes from. Default `ContinuousClock()`.
+    public init(
+        source: some FrameSource, name: String, options: AnimationOptions = AnimationOptions(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.input = .source(source, name: name)
         self.options = options
         self.clock = clock
         self.fetcher = URLSessionDataFetcher()
@@ -142,7 +158,7 @@ public final class ImageFrameScheduler {
         return await withCheckedContinuation { waiters.append($0) }
     }
 
-    private func makePreparation() -> Task<Result<ImageSource, ImgToolError>, Never> {
+    private func makePreparation() -> Task<Result<any FrameSource, ImgToolError>, Never> {
         let input = self.input
         let limits = options.limits
         let fetcher = self.fetcher
