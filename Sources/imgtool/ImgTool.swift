@@ -11,6 +11,6 @@ struct ImgTool: AsyncParsableCommand {
             names the input), 64 for a usage error.
             """,
         version: "0.1.0",
-        subcommands: [InfoCommand.self, FramesCommand.self, MergeCommand.self]
+        subcommands: [AnimateCommand.self, MergeCommand.self, InfoCommand.self, FramesCommand.self]
     )
 }

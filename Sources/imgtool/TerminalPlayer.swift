@@ -1,0 +1,222 @@
+import ImgToolKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Plays an animation on the terminal: frames drawn in place, a status line, `q` or Ctrl-C to quit.
+///
+/// Isolation: the player lives on the main actor, which only draws (diffing cells and writing
+/// bytes) and reads keys; scaling each frame to the terminal runs in the scheduler's transform,
+/// off the main actor, while the frame before it is on show.
+@MainActor
+final class TerminalPlayer {
+    /// What the transform scales to; shared with the producer, updated on resize.
+    struct Layout: Sendable, Equatable {
+        var generation = 0
+        var pixelWidth = 1
+        var pixelHeight = 2
+        var columns = 1
+        var rows = 1
+        var originColumn = 1
+        var statusRow = 2
+    }
+
+    /// A frame scaled for the layout of `generation`.
+    struct Rendered: Sendable {
+        var image: ScaledImage
+        var generation: Int
+    }
+
+    private let source: any FrameSource
+    private let options: AnimationOptions
+    private let graphics: GraphicsProtocol
+    private let fixedWidth: Int?
+    private let fixedHeight: Int?
+    private let layout = LayoutBox()
+    private var drawnGeneration = -1
+    private var renderer = TerminalRenderer()
+    private var lastImage: ScaledImage?
+    private var recorder: StatsRecorder
+    private var quitSignal: Int32?
+    private var quitRequested = false
+    private var dropped = 0
+    private var late = 0
+    private var lastStatus = ""
+
+    init(
+        source: any FrameSource, options: AnimationOptions, graphics: GraphicsProtocol, width: Int?, height: Int?,
+        commandStart: ContinuousClock.Instant
+    ) {
+        self.source = source
+        self.options = options
+        self.graphics = graphics
+        self.fixedWidth = width
+        self.fixedHeight = height
+        self.recorder = StatsRecorder(commandStart: commandStart)
+        updateLayout()
+    }
+
+    /// Plays until the animation ends, `q` is pressed or a signal arrives; the terminal is
+    /// restored before this returns, whatever happened.
+    func run() async -> PlaybackOutcome {
+        var terminal = Terminal()
+        terminal.enter()
+        defer { terminal.restore() }
+        var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
+        await withTaskGroup(of: PlaybackOutcome?.self) { group in
+            group.addTask { await self.play() }
+            group.addTask { await self.watchInput() }
+            while let finished = await group.next() {
+                if let finished {
+                    outcome = finished
+                    group.cancelAll()
+                }
+            }
+        }
+        outcome.signal = quitSignal
+        outcome.stats = recorder.stats
+        return outcome
+    }
+
+    private func play() async -> PlaybackOutcome? {
+        let layout = self.layout
+        let graphics = self.graphics
+        let scheduler = AnimationScheduler(options: options, clock: ContinuousClock())
+        do {
+            let report = try await scheduler.play(
+                source,
+                transform: { frame in
+                    let current = layout.state.withLock { $0 }
+                    let image = AreaScaler.scale(frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
+                    _ = graphics
+                    return Rendered(image: image, generation: current.generation)
+                },
+                handler: { [weak self] frame, stop in
+                    guard let self, !self.quitRequested else {
+                        stop = true
+                        return
+                    }
+                    self.draw(frame)
+                })
+            var outcome = PlaybackOutcome(report: report, stats: recorder.stats)
+            if case .failed(let error) = report.outcome { outcome.error = error }
+            return outcome
+        } catch {
+            return PlaybackOutcome(report: nil, stats: recorder.stats, error: error)
+        }
+    }
+
+    /// Polls the keyboard, signals and resizes every 20 ms; returns `nil` when asked to quit
+    /// (or when cancelled because playback ended).
+    private func watchInput() async -> PlaybackOutcome? {
+        while !Task.isCancelled {
+            let signal = pendingSignal.load(ordering: .relaxed)
+            if signal != 0 {
+                quitSignal = signal
+                break
+            }
+            let keys = Terminal.readKeys()
+            if keys.contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 0x03 }) { break }
+            if terminalResized.exchange(false, ordering: .relaxed) { updateLayout() }
+            do {
+                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                return nil
+            }
+        }
+        quitRequested = true
+        return nil
+    }
+
+    private func draw(_ frame: AnimationFrame<Rendered>) {
+        let current = layout.state.withLock { $0 }
+        var out: [UInt8] = []
+        out.reserveCapacity(64 * 1024)
+        if drawnGeneration != current.generation {
+            out += Array("\u{1B}[0m\u{1B}[2J".utf8)
+            renderer.invalidate()
+            lastImage = nil
+            drawnGeneration = current.generation
+        }
+        if frame.content.generation == current.generation {
+            let image = frame.content.image
+            switch graphics {
+            case .halfblock, .auto:
+                renderer.originColumn = current.originColumn
+                renderer.render(image, into: &out)
+            case .kitty:
+                if image != lastImage {
+                    Escape.moveCursor(row: 1, column: current.originColumn, into: &out)
+                    GraphicsEncoder.kitty(image, columns: current.columns, rows: current.rows, into: &out)
+                }
+            case .sixel:
+                if image != lastImage {
+                    Escape.moveCursor(row: 1, column: current.originColumn, into: &out)
+                    GraphicsEncoder.sixel(image, into: &out)
+                }
+            }
+            lastImage = image
+        }
+        recorder.stats.record(lateness: frame.lateness)
+        dropped += frame.droppedBefore
+        if frame.lateness > AnimationScheduler<ContinuousClock>.lateThreshold { late += 1 }
+        let plays = options.loopCount ?? source.info.plays
+        let status =
+            "frame \(frame.index + 1)/\(source.info.frameCount)  loop \(frame.play + 1)/\(plays == 0 ? "∞" : String(plays))"
+            + "  \(String(format1: recorder.stats.recentFPS)) fps  late \(late)  dropped \(dropped)  q quits"
+        if status != lastStatus || !out.isEmpty {
+            Escape.moveCursor(row: current.statusRow, column: 1, into: &out)
+            out += Array("\u{1B}[0m\u{1B}[2K".utf8)
+            out += Array(status.utf8)
+            renderer.resetColors()
+            lastStatus = status
+        }
+        Terminal.write(out)
+    }
+
+    /// Works out the layout from the terminal size (or --width/--height) and the protocol.
+    private func updateLayout() {
+        let size = Terminal.size() ?? Terminal.Size(columns: 80, rows: 24, pixelWidth: 0, pixelHeight: 0)
+        let columns = max(fixedWidth ?? size.columns, 1)
+        let rows = max(fixedHeight ?? (size.rows - 1), 1)
+        let info = source.info
+        var next = layout.state.withLock { $0 }
+        next.generation += 1
+        switch graphics {
+        case .halfblock, .auto:
+            var fitted = AreaScaler.fit(width: info.width, height: info.height, boxWidth: columns, boxHeight: rows * 2)
+            if fitted.height % 2 == 1 { fitted.height += fitted.height < rows * 2 ? 1 : -1 }
+            next.pixelWidth = fitted.width
+            next.pixelHeight = max(fitted.height, 2)
+            next.columns = fitted.width
+            next.rows = next.pixelHeight / 2
+        case .kitty, .sixel:
+            let cellWidth = size.pixelWidth > 0 ? max(size.pixelWidth / size.columns, 1) : 10
+            let cellHeight = size.pixelHeight > 0 ? max(size.pixelHeight / size.rows, 1) : 20
+            let fitted = AreaScaler.fit(
+                width: info.width, height: info.height, boxWidth: columns * cellWidth, boxHeight: rows * cellHeight)
+            next.pixelWidth = fitted.width
+            next.pixelHeight = fitted.height
+            next.columns = (fitted.width + cellWidth - 1) / cellWidth
+            next.rows = (fitted.height + cellHeight - 1) / cellHeight
+        }
+        next.originColumn = 1 + max(columns - next.columns, 0) / 2
+        next.statusRow = min(next.rows + 1, max(size.rows, 1))
+        layout.state.withLock { $0 = next }
+    }
+}
+
+/// The layout, shared between the main actor (which updates it on resize) and the producer
+/// (which scales each frame to it).
+final class LayoutBox: Sendable {
+    let state = Locked(TerminalPlayer.Layout())
+}
+
+extension String {
+    /// `value` with one decimal.
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// Whether tmux is installed; the terminal test needs it and is skipped (with this reason) without it.
+let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// Drives tmux on a private server socket, so the test never touches anyone's sessions.
+struct Tmux {
+    let socket = "imgtool-test-\(UUID().uuidString.prefix(8))"
+    let session = "animate"
+
+    /// Runs `tmux arguments...` through `/bin/sh` (`system`, which waits for the client with
+    /// `waitpid`; the daemonised server keeps no pipe of ours open) and returns its stdout.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        guard let tmuxPath else { return "" }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let quoted = ([tmuxPath, "-L", socket, "-f", "/dev/null"] + arguments).map(Self.quote).joined(separator: " ")
+        let status = system("\(quoted) >\(Self.quote(output.path)) 2>/dev/null </dev/null")
+        guard status != -1 else { throw CocoaError(.fileWriteUnknown) }
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    func screen(escapes: Bool = false) throws -> String {
+        try run(["capture-pane", "-p", "-t", session] + (escapes ? ["-e"] : []))
+    }
+
+    /// `#{alternate_on} #{cursor_flag}`: "1 0" while playing, "0 1" once restored.
+    func modes() throws -> String {
+        try run(["display-message", "-p", "-t", session, "#{alternate_on} #{cursor_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Polls (up to about 10 s) until `condition` holds on the screen.
+    func waitFor(_ what: String, escapes: Bool = false, _ condition: (String) -> Bool) async throws {
+        for _ in 0..<200 {
+            if condition(try screen(escapes: escapes)) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("timed out waiting for \(what); screen:\n\(try screen())")
+    }
+}
+
+@Suite("imgtool animate in a terminal (tmux)", .serialized, .timeLimit(.minutes(2)))
+struct AnimateTerminalTests {
+    @Test(
+        "draws half-block frames on the alternate screen, q quits and the terminal is restored",
+        .enabled(if: tmuxPath != nil, "tmux is not installed"))
+    func quitWithQ() async throws {
+        try await play(quitWith: ["q"], expectedStatus: 0)
+    }
+
+    @Test(
+        "Ctrl-C quits with status 130 and the terminal is restored",
+        .enabled(if: tmuxPath != nil, "tmux is not installed"))
+    func quitWithCtrlC() async throws {
+        try await play(quitWith: ["C-c"], expectedStatus: 130)
+    }
+
+    func play(quitWith keys: [String], expectedStatus: Int) async throws {
+        let path = try PNGBuilder.temporaryFile(
+            PNGBuilder.solid(width: 40, height: 20, rgba: [200, 100, 50, 255], left: [0, 0, 255, 255]))
+        let tmux = Tmux()
+        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "60", "-y", "20", "sh"])
+        defer { _ = try? tmux.run(["kill-server"]) }
+        try tmux.run(["send-keys", "-t", tmux.session, "\(Binary.url.path) animate '\(path)' --loops 0; echo EXIT=$?", "Enter"])
+        // Then the frame is on screen: the status line, and both colours as 24-bit backgrounds
+        try await tmux.waitFor("the status line") { $0.contains("frame 1/1") && $0.contains("q quits") }
+        let colours = try tmux.screen(escapes: true)
+        #expect(colours.contains("48;2;0;0;255"))
+        #expect(colours.contains("48;2;200;100;50"))
+        #expect(try tmux.modes() == "1 0", "alternate screen on, cursor hidden while playing")
+        // When the key is pressed
+        try tmux.run(["send-keys", "-t", tmux.session] + keys)
+        try await tmux.waitFor("the exit status") { $0.contains("EXIT=") }
+        // Then the terminal is back: main screen, cursor visible, the exit status as expected
+        #expect(try tmux.screen().contains("EXIT=\(expectedStatus)"))
+        #expect(try tmux.modes() == "0 1", "alternate screen left, cursor visible")
+        let tty = try tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let stty = Process()
+        stty.executableURL = URL(fileURLWithPath: "/bin/stty")
+        stty.arguments = ["-a", "-F", tty]
+        let out = Pipe()
+        stty.standardOutput = out
+        try stty.run()
+        let modes = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        stty.waitUntilExit()
+        #expect(modes.contains(" icanon") && modes.contains(" echo"), "line mode and echo restored: \(modes)")
+    }
+}
