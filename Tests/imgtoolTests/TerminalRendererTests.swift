@@ -48,7 +48,9 @@ struct TerminalRendererTests {
         #expect(String(decoding: GraphicsEncoder.base64(Array("M".utf8)), as: UTF8.self) == "TQ==")
         var kitty: [UInt8] = []
         GraphicsEncoder.kitty(ScaledImage(width: 1, height: 1, pixels: [0x4D616E]), columns: 1, rows: 1, into: &kitty)
-        #expect(String(decoding: kitty, as: UTF8.self) == "\u{1B}_Ga=T,f=24,s=1,v=1,c=1,r=1,i=1,p=1,q=2,C=1,m=0;TWFu\u{1B}\\")
+        #expect(
+            String(decoding: kitty, as: UTF8.self)
+                == "\u{1B}_Ga=T,f=24,s=1,v=1,c=1,r=1,i=1,p=1,q=2,C=1,m=0;TWFu\u{1B}\\")
         var sixel: [UInt8] = []
         GraphicsEncoder.sixel(ScaledImage(width: 2, height: 1, pixels: [0xFF0000, 0xFF0000]), into: &sixel)
         #expect(String(decoding: sixel, as: UTF8.self) == "\u{1B}P0;1;0q\"1;1;2;1#180;2;100;0;0#180@@-\u{1B}\\")
