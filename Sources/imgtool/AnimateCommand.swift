@@ -73,7 +73,9 @@ struct AnimateCommand: AsyncParsableCommand {
         if let delay, !(delay.isFinite && delay >= 0 && delay <= 86_400) {
             throw ValidationError("--delay must be 0 to 86400 seconds, not \(delay)")
         }
-        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number, not \(speed)") }
+        guard speed.isFinite, speed > 0 else {
+            throw ValidationError("--speed must be a positive number, not \(speed)")
+        }
         if let width, width <= 0 { throw ValidationError("--width must be positive") }
         if let height, height <= 0 { throw ValidationError("--height must be positive") }
     }
@@ -230,7 +232,9 @@ enum GraphicsProtocol: String, ExpressibleByArgument, CaseIterable, Sendable {
     func resolved(environment: [String: String] = ProcessInfo.processInfo.environment) -> GraphicsProtocol {
         guard self == .auto else { return self }
         if environment["KITTY_WINDOW_ID"] != nil || environment["TERM"] == "xterm-kitty" { return .kitty }
-        if let program = environment["TERM_PROGRAM"], ["ghostty", "WezTerm"].contains(program), environment["TMUX"] == nil {
+        if let program = environment["TERM_PROGRAM"], ["ghostty", "WezTerm"].contains(program),
+            environment["TMUX"] == nil
+        {
             return .kitty
         }
         return .halfblock

@@ -53,7 +53,9 @@ enum AreaScaler {
     static func scale(_ image: PixelBuffer, toWidth width: Int, height: Int) -> ScaledImage {
         let source = image.converted(to: .eight)
         guard let samples = source.rgba8, source.width > 0, source.height > 0, width > 0, height > 0 else {
-            return ScaledImage(width: max(width, 0), height: max(height, 0), pixels: Array(repeating: 0, count: max(width, 0) * max(height, 0)))
+            return ScaledImage(
+                width: max(width, 0), height: max(height, 0),
+                pixels: Array(repeating: 0, count: max(width, 0) * max(height, 0)))
         }
         let sourceWidth = source.width
         let sourceHeight = source.height

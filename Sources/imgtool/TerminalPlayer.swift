@@ -67,11 +67,11 @@ final class TerminalPlayer {
         await withTaskGroup(of: PlaybackOutcome?.self) { group in
             group.addTask { await self.play() }
             group.addTask { await self.watchInput() }
+            // Whichever ends first ends the other: playback finishing stops the watcher, and a
+            // quit (the watcher's nil) cancels playback at once, even mid-way through a long delay.
             while let finished = await group.next() {
-                if let finished {
-                    outcome = finished
-                    group.cancelAll()
-                }
+                if let finished { outcome = finished }
+                group.cancelAll()
             }
         }
         outcome.signal = quitSignal

@@ -7,7 +7,8 @@ import Testing
 @Suite("animateImage, ImageFrameScheduler, ImageAnimator, AnimationFrames", .timeLimit(.minutes(1)))
 struct AnimationAPITests {
     static func temporaryFile(_ bytes: [UInt8], suffix: String = ".png") throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("imgtool-anim-\(UUID().uuidString)\(suffix)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "imgtool-anim-\(UUID().uuidString)\(suffix)")
         try Data(bytes).write(to: url)
         return url
     }
@@ -20,7 +21,9 @@ struct AnimationAPITests {
             MainActor.assertIsolated()
             seen.frames.append(
                 AnimationFrame(
-                    info: FrameInfo(index: index, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 0, height: 0), disposal: .none, blend: .source),
+                    info: FrameInfo(
+                        index: index, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 0, height: 0),
+                        disposal: .none, blend: .source),
                     play: 0, content: image, deadline: .zero, lateness: .zero, duration: .zero, droppedBefore: 0))
         }
         #expect(status == .ok)
@@ -34,8 +37,14 @@ struct AnimationAPITests {
         defer { try? FileManager.default.removeItem(at: url) }
         let counter = Deliveries()
         let clock = ManualClock()
-        let status = await animateImage(at: url, options: AnimationOptions(loopCount: 3), clock: clock) { index, image, _ in
-            counter.frames.append(AnimationFrame(info: FrameInfo(index: index, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 3, height: 2), disposal: .none, blend: .source), play: 0, content: image, deadline: .zero, lateness: .zero, duration: .zero, droppedBefore: 0))
+        let status = await animateImage(at: url, options: AnimationOptions(loopCount: 3), clock: clock) {
+            index, image, _ in
+            counter.frames.append(
+                AnimationFrame(
+                    info: FrameInfo(
+                        index: index, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 3, height: 2),
+                        disposal: .none, blend: .source), play: 0, content: image, deadline: .zero, lateness: .zero,
+                    duration: .zero, droppedBefore: 0))
         }
         #expect(status == .ok)
         #expect(counter.indices == [0, 0, 0])
@@ -46,14 +55,22 @@ struct AnimationAPITests {
     static let badInputs: [(String, [UInt8], AnimationStatus)] = [
         ("unknown bytes", Array("hello, not an image".utf8), .unsupportedFormat),
         ("empty", [], .unsupportedFormat),
-        ("damaged PNG signature", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x0A, 0x00] + Array(repeating: 0, count: 40), .corruptInputImage),
+        (
+            "damaged PNG signature", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x0A, 0x00] + Array(repeating: 0, count: 40),
+            .corruptInputImage
+        ),
     ]
 
     @Test("errors found up front return their status before any frame", arguments: badInputs)
     @MainActor func badData(name: String, bytes: [UInt8], expected: AnimationStatus) async {
         let seen = Deliveries()
         let status = await animateImage(data: bytes, clock: ManualClock()) { _, _, _ in
-            seen.frames.append(AnimationFrame(info: FrameInfo(index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 0, height: 0), disposal: .none, blend: .source), play: 0, content: PixelBuffer(width: 0, height: 0), deadline: .zero, lateness: .zero, duration: .zero, droppedBefore: 0))
+            seen.frames.append(
+                AnimationFrame(
+                    info: FrameInfo(
+                        index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 0, height: 0), disposal: .none,
+                        blend: .source), play: 0, content: PixelBuffer(width: 0, height: 0), deadline: .zero,
+                    lateness: .zero, duration: .zero, droppedBefore: 0))
         }
         #expect(status == expected, "\(name)")
         #expect(seen.frames.isEmpty)
@@ -99,8 +116,12 @@ struct AnimationAPITests {
     @Test("bad options and URL schemes are parameter errors")
     @MainActor func parameterErrors() async throws {
         let png = try StillPNG.make()
-        #expect(await animateImage(data: png, options: AnimationOptions(speed: -1), clock: ManualClock()) { _, _, _ in } == .parameterError)
-        #expect(await animateImage(data: png, options: AnimationOptions(startIndex: 1), clock: ManualClock()) { _, _, _ in } == .parameterError)
+        #expect(
+            await animateImage(data: png, options: AnimationOptions(speed: -1), clock: ManualClock()) { _, _, _ in }
+                == .parameterError)
+        #expect(
+            await animateImage(data: png, options: AnimationOptions(startIndex: 1), clock: ManualClock()) { _, _, _ in }
+                == .parameterError)
         let ftp = try #require(URL(string: "ftp://127.0.0.1/a.gif"))
         #expect(await animateImage(at: ftp, clock: ManualClock()) { _, _, _ in } == .parameterError)
     }
@@ -112,17 +133,24 @@ struct AnimationAPITests {
         #expect(await animateImage(at: url, clock: ManualClock(), fetcher: fetcher) { _, _, _ in } == .ok)
         #expect(fetcher.requests == 1)
         let missing = try #require(URL(string: "http://127.0.0.1:1/missing.png"))
-        #expect(await animateImage(at: missing, clock: ManualClock(), fetcher: fetcher) { _, _, _ in } == .parameterError)
+        #expect(
+            await animateImage(at: missing, clock: ManualClock(), fetcher: fetcher) { _, _, _ in } == .parameterError)
     }
 
     @Test("ImageFrameScheduler: start twice is harmless, the image is prepared once, stop then start restarts")
     @MainActor func frameScheduler() async throws {
         let url = try #require(URL(string: "http://127.0.0.1:1/anim.png"))
         let fetcher = FakeFetcher([url.absoluteString: try StillPNG.make()])
-        let scheduler = ImageFrameScheduler(url: url, options: AnimationOptions(loopCount: 0), clock: ManualClock(), fetcher: fetcher)
+        let scheduler = ImageFrameScheduler(
+            url: url, options: AnimationOptions(loopCount: 0), clock: ManualClock(), fetcher: fetcher)
         let seen = Deliveries()
         let handler: @MainActor @Sendable (Int, PixelBuffer, inout Bool) -> Void = { index, image, _ in
-            seen.frames.append(AnimationFrame(info: FrameInfo(index: index, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 3, height: 2), disposal: .none, blend: .source), play: 0, content: image, deadline: .zero, lateness: .zero, duration: .zero, droppedBefore: 0))
+            seen.frames.append(
+                AnimationFrame(
+                    info: FrameInfo(
+                        index: index, delay: .zero, region: FrameRegion(x: 0, y: 0, width: 3, height: 2),
+                        disposal: .none, blend: .source), play: 0, content: image, deadline: .zero, lateness: .zero,
+                    duration: .zero, droppedBefore: 0))
             if seen.frames.count == 5 { scheduler.stop() }
         }
         let first = scheduler.start(frameHandler: handler)
@@ -150,7 +178,10 @@ struct AnimationAPITests {
         let statuses = StatusBox()
         scheduler.start(
             frameHandler: { index, image, _ in
-                seen.frames.append(AnimationFrame(info: source.info.frames[index], play: 0, content: image, deadline: .zero, lateness: .zero, duration: .zero, droppedBefore: 0))
+                seen.frames.append(
+                    AnimationFrame(
+                        info: source.info.frames[index], play: 0, content: image, deadline: .zero, lateness: .zero,
+                        duration: .zero, droppedBefore: 0))
             },
             completionHandler: { statuses.values.append($0) })
         #expect(await scheduler.waitUntilFinished() == .ok)

@@ -70,7 +70,8 @@ struct AnimationSchedulerTests {
     @MainActor func delayOverride() async throws {
         let clock = ManualClock()
         let source = FakeFrameSource(delaysMs: [0, 500, 70])
-        let (report, frames) = try await record(source, options: AnimationOptions(delayTime: .milliseconds(5)), clock: clock)
+        let (report, frames) = try await record(
+            source, options: AnimationOptions(delayTime: .milliseconds(5)), clock: clock)
         #expect(frames.map(\.deadline.milliseconds) == [0, 5, 10])
         #expect(report.elapsed == .milliseconds(15))
     }
@@ -106,7 +107,8 @@ struct AnimationSchedulerTests {
         // Given six 100 ms frames, and a handler that takes 250 ms (virtual) on frame 1
         let clock = ManualClock()
         let source = FakeFrameSource(delaysMs: Array(repeating: 100, count: 6))
-        let (report, frames) = try await record(source, options: AnimationOptions(latePolicy: .drop), clock: clock) { frame, _ in
+        let (report, frames) = try await record(source, options: AnimationOptions(latePolicy: .drop), clock: clock) {
+            frame, _ in
             if frame.index == 1 { clock.advance(by: .milliseconds(250)) }
         }
         // Then frame 2 (due 200-300, ready at 350) is dropped, frame 3 comes 50 ms late, 4 and 5 on time
@@ -121,7 +123,8 @@ struct AnimationSchedulerTests {
     @MainActor func waitPolicy() async throws {
         let clock = ManualClock()
         let source = FakeFrameSource(delaysMs: Array(repeating: 100, count: 6))
-        let (report, frames) = try await record(source, options: AnimationOptions(latePolicy: .wait), clock: clock) { frame, _ in
+        let (report, frames) = try await record(source, options: AnimationOptions(latePolicy: .wait), clock: clock) {
+            frame, _ in
             if frame.index == 1 { clock.advance(by: .milliseconds(250)) }
         }
         #expect(frames.map(\.index) == [0, 1, 2, 3, 4, 5])
@@ -134,7 +137,8 @@ struct AnimationSchedulerTests {
     @MainActor func slowSource() async throws {
         // Given five 100 ms frames where frame 2 is ready only at 1000 ms
         let clock = ManualClock()
-        let source = FakeFrameSource(delaysMs: Array(repeating: 100, count: 5), readyAt: [2: .milliseconds(1000)], clock: clock)
+        let source = FakeFrameSource(
+            delaysMs: Array(repeating: 100, count: 5), readyAt: [2: .milliseconds(1000)], clock: clock)
         let (report, frames) = try await record(source, clock: clock)
         // Then frames 2 and 3 (slots ending at 300 and 400) are dropped and the last is shown
         #expect(frames.map(\.index) == [0, 1, 4])
@@ -215,7 +219,8 @@ struct AnimationPlanTests {
             (DelayPolicy.browser, ImageFormat.gif, 0, 100), (.browser, .gif, 10, 100), (.browser, .gif, 11, 11),
             (.browser, .apng, 5, 100), (.imageio, .gif, 20, 100), (.imageio, .gif, 150, 150),
             (.imageio, .apng, 20, 50), (.imageio, .apng, 60, 60), (.imageio, .png, 0, 0), (.raw, .gif, 0, 0),
-            (.raw, .gif, 7, 7), (.minimum(.milliseconds(30)), .gif, 20, 30), (.minimum(.milliseconds(30)), .gif, 40, 40),
+            (.raw, .gif, 7, 7), (.minimum(.milliseconds(30)), .gif, 20, 30),
+            (.minimum(.milliseconds(30)), .gif, 40, 40),
         ])
     func effectiveDelay(policy: DelayPolicy, format: ImageFormat, storedMs: Int, expectedMs: Int) {
         #expect(policy.effectiveDelay(.milliseconds(storedMs), format: format) == .milliseconds(expectedMs))
@@ -250,10 +255,13 @@ struct AnimationPlanTests {
         #expect(entries.map(\.duration.milliseconds) == [50, 70, 100, 50, 70])
     }
 
-    @Test("options out of range", arguments: [
-        AnimationOptions(speed: 0), AnimationOptions(speed: .infinity), AnimationOptions(delayTime: .milliseconds(-1)),
-        AnimationOptions(loopCount: -1), AnimationOptions(startIndex: -1),
-    ])
+    @Test(
+        "options out of range",
+        arguments: [
+            AnimationOptions(speed: 0), AnimationOptions(speed: .infinity),
+            AnimationOptions(delayTime: .milliseconds(-1)),
+            AnimationOptions(loopCount: -1), AnimationOptions(startIndex: -1),
+        ])
     func invalidOptions(options: AnimationOptions) {
         #expect(throws: ImgToolError.self) { try options.validate() }
     }

@@ -31,7 +31,9 @@ struct AnimateCommandTests {
     @Test("--dry-run --json prints the whole schedule at once")
     func dryRun() throws {
         let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 6, height: 3, rgba: [9, 9, 9, 255]))
-        let result = try Binary.run(["animate", path, "--dry-run", "--json", "--loops", "2", "--delay-policy", "min=40"])
+        let result = try Binary.run([
+            "animate", path, "--dry-run", "--json", "--loops", "2", "--delay-policy", "min=40",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.lines == [

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 /// Whether tmux is installed; the terminal test needs it and is skipped (with this reason) without it.
-let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 
 /// Drives tmux on a private server socket, so the test never touches anyone's sessions.
 struct Tmux {
@@ -32,7 +34,8 @@ struct Tmux {
 
     /// `#{alternate_on} #{cursor_flag}`: "1 0" while playing, "0 1" once restored.
     func modes() throws -> String {
-        try run(["display-message", "-p", "-t", session, "#{alternate_on} #{cursor_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try run(["display-message", "-p", "-t", session, "#{alternate_on} #{cursor_flag}"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// Polls (up to about 10 s) until `condition` holds on the screen.
@@ -67,7 +70,9 @@ struct AnimateTerminalTests {
         let tmux = Tmux()
         try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "60", "-y", "20", "sh"])
         defer { _ = try? tmux.run(["kill-server"]) }
-        try tmux.run(["send-keys", "-t", tmux.session, "\(Binary.url.path) animate '\(path)' --loops 0; echo EXIT=$?", "Enter"])
+        try tmux.run([
+            "send-keys", "-t", tmux.session, "\(Binary.url.path) animate '\(path)' --loops 0; echo EXIT=$?", "Enter",
+        ])
         // Then the frame is on screen: the status line, and both colours as 24-bit backgrounds
         try await tmux.waitFor("the status line") { $0.contains("frame 1/1") && $0.contains("q quits") }
         let colours = try tmux.screen(escapes: true)
@@ -80,7 +85,8 @@ struct AnimateTerminalTests {
         // Then the terminal is back: main screen, cursor visible, the exit status as expected
         #expect(try tmux.screen().contains("EXIT=\(expectedStatus)"))
         #expect(try tmux.modes() == "0 1", "alternate screen left, cursor visible")
-        let tty = try tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let tty = try tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_tty}"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let stty = Process()
         stty.executableURL = URL(fileURLWithPath: "/bin/stty")
         stty.arguments = ["-a", "-F", tty]

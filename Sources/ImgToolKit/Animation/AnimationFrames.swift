@@ -26,13 +26,17 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     }
 
     /// The frames of the image in `data`.
-    public init(data: [UInt8], name: String = "data", options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock()) {
+    public init(
+        data: [UInt8], name: String = "data", options: AnimationOptions = AnimationOptions(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.init(input: .data(data, name: name), options: options, clock: clock, fetcher: URLSessionDataFetcher())
     }
 
     /// The frames of `input`.
     public init(
-        input: AnimationInput, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
+        input: AnimationInput, options: AnimationOptions = AnimationOptions(),
+        clock: any Clock<Duration> = ContinuousClock(),
         fetcher: any AnimationDataFetcher = URLSessionDataFetcher()
     ) {
         self.input = input

@@ -40,7 +40,8 @@ public enum AnimationInput: Sendable {
                 return try ImageSource(data: bytes, name: name, limits: limits)
             default:
                 throw ImgToolError(
-                    .invalidArgument, "unsupported URL scheme \(url.scheme.map { "\"\($0)\"" } ?? "(none)"): use a file path, http or https",
+                    .invalidArgument,
+                    "unsupported URL scheme \(url.scheme.map { "\"\($0)\"" } ?? "(none)"): use a file path, http or https",
                     input: name)
             }
         }

@@ -55,7 +55,8 @@ public struct AnimationOptions: Sendable, Hashable {
             throw ImgToolError(.invalidArgument, "delay time must not be negative, not \(delayTime)")
         }
         if let loopCount, loopCount < 0 {
-            throw ImgToolError(.invalidArgument, "loop count counts plays and must be 0 (forever) or more, not \(loopCount)")
+            throw ImgToolError(
+                .invalidArgument, "loop count counts plays and must be 0 (forever) or more, not \(loopCount)")
         }
         guard startIndex >= 0 else {
             throw ImgToolError(.invalidArgument, "start index must not be negative, not \(startIndex)")

@@ -27,7 +27,8 @@ public struct AnimationPlan: Sendable, Hashable {
         guard options.startIndex < info.frameCount else {
             throw ImgToolError(
                 .invalidArgument,
-                "start index \(options.startIndex) does not exist: the image has \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s")")
+                "start index \(options.startIndex) does not exist: the image has \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s")"
+            )
         }
         frames = info.frames
         format = info.format

@@ -22,7 +22,10 @@ actor FrameProducer<Content: Sendable> {
     private var shownInPlay = 0
     private var finished = false
 
-    init(source: any FrameSource, plan: AnimationPlan, depth: SampleDepth?, transform: @escaping @Sendable (Frame) -> Content) {
+    init(
+        source: any FrameSource, plan: AnimationPlan, depth: SampleDepth?,
+        transform: @escaping @Sendable (Frame) -> Content
+    ) {
         self.source = source
         self.plan = plan
         self.depth = depth

@@ -31,7 +31,9 @@ public final class ImageAnimator {
     }
 
     /// Creates an animator for the image in `data`.
-    public init(data: [UInt8], options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock()) {
+    public init(
+        data: [UInt8], options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock()
+    ) {
         scheduler = ImageFrameScheduler(data: data, options: options, clock: clock)
     }
 
