@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@testable import ImgToolKit
+
+/// The code shown in the DocC articles, compiled and run here so that it stays true.
+@Suite("Documentation examples", .timeLimit(.minutes(1)))
+struct DocumentationTests {
+    @Test("PlayingAnimations: animateImage with a stop flag")
+    func animateImageExample() async throws {
+        let folder = NSTemporaryDirectory() + "imgtool-doc-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let still = try PNGEncoder().encode(PixelBuffer(width: 3, height: 2))
+        try Data(still).write(to: URL(fileURLWithPath: folder + "/spinner.png"))
+
+        let seen = Locked<[Int]>([])
+        let status = await animateImage(
+            at: URL(fileURLWithPath: folder + "/spinner.png"),
+            options: AnimationOptions(delayTime: .milliseconds(1), loopCount: 12, latePolicy: .wait)
+        ) { index, frame, stop in
+            seen.withLock { $0.append(frame.width) }
+            if seen.withLock({ $0.count }) == 10 { stop = true }
+        }
+        #expect(status == .ok)
+        #expect(seen.withLock { $0 } == Array(repeating: 3, count: 10))
+    }
+
+    @Test("PlayingAnimations: AnimationFrames as an async sequence")
+    func framesExample() async throws {
+        let bytes = try PNGEncoder().encode(PixelBuffer(width: 2, height: 2))
+        var count = 0
+        for try await frame in AnimationFrames(data: bytes, name: "anim.png") {
+            #expect(frame.content.width == 2)
+            count += 1
+        }
+        #expect(count == 1)
+    }
+
+    @Test("ImgToolKit landing page: open once, read frames in order")
+    func landingExample() throws {
+        let bytes = try PNGEncoder().encode(PixelBuffer(width: 5, height: 4))
+        let source = try ImageSource(data: bytes, name: "anim.gif")
+        #expect(source.info.frameCount == 1)
+        let reader = try source.makeFrameReader()
+        var digests: [String] = []
+        while let frame = try reader.nextFrame() { digests.append(frame.image.rgba8Digest()) }
+        #expect(digests.count == 1)
+    }
+}
