@@ -229,8 +229,8 @@ struct LoaderTests {
         let merger = ImageMerger(loader: loader)
         async let merged = merger.merge(
             background: try ImageInput(Self.url(0)), overlays: [try ImageInput(Self.url(1))])
-        // When the main actor is kept busy, never suspending, until the work is done (or 20 s)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+        // When the main actor is kept busy, never suspending, until the work is done (or 90 s: sanitizer runs on two loaded cores are slow)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(90))
         while stages.withLock({ $0.count }) < 3 && ContinuousClock.now < deadline {}
         // Then both decodes and the composite finished meanwhile: none of them needed the main actor
         #expect(stages.withLock { $0.sorted() } == ["composite", "decode", "decode"])
