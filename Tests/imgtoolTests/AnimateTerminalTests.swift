@@ -81,9 +81,11 @@ struct AnimateTerminalTests {
         #expect(try tmux.modes() == "1 0", "alternate screen on, cursor hidden while playing")
         // When the key is pressed
         try tmux.run(["send-keys", "-t", tmux.session] + keys)
-        try await tmux.waitFor("the exit status") { $0.contains("EXIT=") }
+        // (a line that starts with EXIT=: the typed command line contains "EXIT=$?" too)
+        let exitLine = { (screen: String) in screen.split(separator: "\n").first { $0.hasPrefix("EXIT=") } }
+        try await tmux.waitFor("the exit status") { exitLine($0) != nil }
         // Then the terminal is back: main screen, cursor visible, the exit status as expected
-        #expect(try tmux.screen().contains("EXIT=\(expectedStatus)"))
+        #expect(try exitLine(tmux.screen()) == "EXIT=\(expectedStatus)")
         #expect(try tmux.modes() == "0 1", "alternate screen left, cursor visible")
         let tty = try tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_tty}"]).trimmingCharacters(
             in: .whitespacesAndNewlines)
