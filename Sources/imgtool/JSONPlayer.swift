@@ -1,6 +1,9 @@
 import ImgToolKit
 
 /// Plays an animation in real time without drawing, printing one JSON line per delivered frame.
+///
+/// SIGINT, SIGTERM and SIGHUP stop playback before the next frame instead of killing the
+/// process, so `--stats` still ends the output and the exit status is 128+N.
 enum JSONPlayer {
     /// Plays `source` and prints `{"delay_ms","dropped","index","lateness_ms","loop","t_ms"}` lines.
     @MainActor
@@ -8,11 +11,35 @@ enum JSONPlayer {
         -> PlaybackOutcome
     {
         let recorder = StatsRecorder(commandStart: commandStart)
+        var signals = SignalTrap()
+        signals.install(resizes: false)
+        defer { signals.restore() }
+        var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
+        await withTaskGroup(of: PlaybackOutcome?.self) { group in
+            group.addTask { await play(source: source, options: options, recorder: recorder) }
+            group.addTask { await waitForSignal() }
+            while let finished = await group.next() {
+                if let finished { outcome = finished }
+                group.cancelAll()
+            }
+        }
+        let signal = pendingSignal.load(ordering: .relaxed)
+        if signal != 0 { outcome.signal = signal }
+        outcome.stats = recorder.stats
+        return outcome
+    }
+
+    @MainActor
+    private static func play(source: any FrameSource, options: AnimationOptions, recorder: StatsRecorder) async
+        -> PlaybackOutcome
+    {
         do {
             let scheduler = AnimationScheduler(options: options, clock: ContinuousClock())
             // The frames are decoded and composited (a frame builds on the ones before it), but
-            // nothing is drawn, so only a token crosses to the main actor.
-            let report = try await scheduler.play(source, transform: { _ in true }) { frame, _ in
+            // nothing is drawn, so only a token crosses to the main actor; once a play's tokens
+            // are cached, later plays need no decoding at all, as in the terminal player.
+            let cache = PlaybackCache<Bool>(byteBudget: 1 << 20, cost: { _ in 1 })
+            let report = try await scheduler.play(source, transform: { _ in true }, cache: cache) { frame, _ in
                 recorder.stats.record(lateness: frame.lateness)
                 let line: JSONValue = [
                     "index": .int(frame.index), "loop": .int(frame.play),
@@ -29,6 +56,18 @@ enum JSONPlayer {
         } catch {
             return PlaybackOutcome(report: nil, stats: recorder.stats, error: error)
         }
+    }
+
+    /// Returns `nil` once a stop signal has arrived (or when cancelled because playback ended).
+    private static func waitForSignal() async -> PlaybackOutcome? {
+        while !Task.isCancelled, pendingSignal.load(ordering: .relaxed) == 0 {
+            do {
+                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                return nil
+            }
+        }
+        return nil
     }
 }
 

@@ -30,7 +30,7 @@ struct Terminal {
     }
 
     private var savedMode: termios?
-    private var savedActions: [(Int32, sigaction)] = []
+    private var signals = SignalTrap()
     private var entered = false
 
     /// Whether standard output is a terminal.
@@ -51,7 +51,7 @@ struct Terminal {
     /// Installs the signal handlers, puts standard input in raw mode (no echo, no line
     /// buffering; Ctrl-C still raises SIGINT), switches to the alternate screen and hides the cursor.
     mutating func enter() {
-        installSignalHandlers()
+        signals.install(resizes: true)
         if isatty(STDIN_FILENO) != 0 {
             var mode = termios()
             if tcgetattr(STDIN_FILENO, &mode) == 0 {
@@ -81,11 +81,7 @@ struct Terminal {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &mode)
             savedMode = nil
         }
-        for (signal, action) in savedActions.reversed() {
-            var previous = action
-            sigaction(signal, &previous, nil)
-        }
-        savedActions = []
+        signals.restore()
     }
 
     /// The keys typed since the last call, without waiting. The corresponding C calls are
@@ -125,12 +121,21 @@ struct Terminal {
             offset += written
         }
     }
+}
 
-    private mutating func installSignalHandlers() {
+/// Signal handlers that record a stop signal (and, optionally, resizes) in ``pendingSignal`` and
+/// ``terminalResized`` instead of ending the process, so a player can finish cleanly: restore the
+/// terminal, print its statistics, exit with 128+N. ``restore()`` puts back the handlers that
+/// were there before.
+struct SignalTrap {
+    private var savedActions: [(Int32, sigaction)] = []
+
+    /// Installs the handlers: SIGINT, SIGTERM and SIGHUP always, SIGWINCH when `resizes` is set.
+    mutating func install(resizes: Bool) {
         // Touch the atomics first: a global's lazy initialisation is not async-signal-safe.
         pendingSignal.store(0, ordering: .relaxed)
         terminalResized.store(false, ordering: .relaxed)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
+        for signal in [SIGINT, SIGTERM, SIGHUP] + (resizes ? [SIGWINCH] : []) {
             var action = sigaction()
             if signal == SIGWINCH {
                 action.__sigaction_handler.sa_handler = onResize
@@ -144,6 +149,15 @@ struct Terminal {
                 savedActions.append((signal, previous))
             }
         }
+    }
+
+    /// Puts back the handlers that were there before ``install(resizes:)``. Safe to call twice.
+    mutating func restore() {
+        for (signal, action) in savedActions.reversed() {
+            var previous = action
+            sigaction(signal, &previous, nil)
+        }
+        savedActions = []
     }
 }
 

@@ -28,6 +28,9 @@ final class TerminalPlayer {
         var generation: Int
     }
 
+    /// The most memory the scaled frames of one play may take for later plays: 16 MiB.
+    static let cacheBudget = 16 << 20
+
     private let source: any FrameSource
     private let options: AnimationOptions
     private let graphics: GraphicsProtocol
@@ -81,17 +84,21 @@ final class TerminalPlayer {
 
     private func play() async -> PlaybackOutcome? {
         let layout = self.layout
-        let graphics = self.graphics
         let scheduler = AnimationScheduler(options: options, clock: ContinuousClock())
+        // Pictures scaled for the terminal are small: keep a play's worth, so a looping
+        // animation is decoded and scaled once, not once per play. Bounded, and dropped on resize.
+        let cache = PlaybackCache<Rendered>(
+            byteBudget: Self.cacheBudget, cost: { $0.image.pixels.count * MemoryLayout<UInt32>.stride + 64 },
+            isCurrent: { rendered in rendered.generation == layout.state.withLock { $0.generation } })
         do {
             let report = try await scheduler.play(
                 source,
                 transform: { frame in
                     let current = layout.state.withLock { $0 }
                     let image = AreaScaler.scale(frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
-                    _ = graphics
                     return Rendered(image: image, generation: current.generation)
                 },
+                cache: cache,
                 handler: { [weak self] frame, stop in
                     guard let self, !self.quitRequested else {
                         stop = true
@@ -181,8 +188,8 @@ final class TerminalPlayer {
         let columns = max(fixedWidth ?? size.columns, 1)
         let rows = max(fixedHeight ?? (size.rows - 1), 1)
         let info = source.info
-        var next = layout.state.withLock { $0 }
-        next.generation += 1
+        let previous = layout.state.withLock { $0 }
+        var next = previous
         switch graphics {
         case .halfblock, .auto:
             var fitted = AreaScaler.fit(width: info.width, height: info.height, boxWidth: columns, boxHeight: rows * 2)
@@ -203,6 +210,10 @@ final class TerminalPlayer {
         }
         next.originColumn = 1 + max(columns - next.columns, 0) / 2
         next.statusRow = min(next.rows + 1, max(size.rows, 1))
+        // A resize that changes nothing (a fixed --width, a SIGWINCH at start-up) keeps the
+        // scaled frames, cached ones included, and the screen as drawn.
+        guard next != previous else { return }
+        next.generation += 1
         layout.state.withLock { $0 = next }
     }
 }

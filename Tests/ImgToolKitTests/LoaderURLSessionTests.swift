@@ -88,6 +88,25 @@ struct LoaderURLSessionTests {
         #expect(error?.message.contains("300 of 1000 bytes") == true, "\(String(describing: error))")
     }
 
+    @Test("The idle timeout counts from the start of the request, not from a wait for a thread")
+    func timeoutStartsWithTheRequest() async throws {
+        let url = "http://busy.mock/a.png"
+        MockURLProtocol.set(url, .respond(status: 200, headers: [:], body: Self.png, chunks: 2))
+        // Keep every thread of the concurrency pool busy for longer than the timeout, as
+        // CPU-bound decodes can: the fetch's tasks start only afterwards.
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        for _ in 0..<threads {
+            Task {
+                let end = ContinuousClock.now.advanced(by: .milliseconds(600))
+                while ContinuousClock.now < end {}
+            }
+        }
+        let bytes = try await Self.fetcher(timeout: .milliseconds(300)).fetch(
+            try #require(URL(string: url)), name: url
+        ) { _ in }
+        #expect(bytes == Self.png)
+    }
+
     @Test("A transfer that stalls times out")
     func stalls() async {
         let url = "http://slow.mock/a.png"

@@ -28,6 +28,38 @@ struct AnimateCommandTests {
         #expect(stats.contains("fps="))
     }
 
+    @Test("Ctrl-C in --json mode stops before the next frame, still prints --stats, and exits 130")
+    func interruptedJSON() throws {
+        let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 8, height: 4, rgba: [5, 6, 7, 255]))
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = ["animate", path, "--json", "--loops", "0", "--delay", "0.02", "--stats"]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Wait for the first frame's line: by then the signal handlers are installed.
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += chunk
+        }
+        kill(process.processIdentifier, SIGINT)
+        printed += out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") }, "only whole JSON lines")
+        let stats = try #require(stderr.split(separator: "\n").first { $0.hasPrefix("stats: ") }, "\(stderr)")
+        #expect(stats.contains("delivered=\(lines.count) "))
+    }
+
     @Test("--dry-run --json prints the whole schedule at once")
     func dryRun() throws {
         let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 6, height: 3, rgba: [9, 9, 9, 255]))

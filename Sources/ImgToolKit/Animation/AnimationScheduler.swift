@@ -56,6 +56,8 @@ public struct AnimationScheduler<C: Clock>: Sendable where C.Duration == Duratio
     /// - Parameters:
     ///   - source: the prepared image.
     ///   - transform: runs on the producer, once per frame (dropped frames included), in order.
+    ///   - cache: where transformed frames are kept for later plays; once it holds every
+    ///     frame, a play is served from it without decoding. `nil` (the default) decodes every play.
     ///   - handler: called on the main actor; set the flag to `true` to stop.
     /// - Returns: how playback went.
     /// - Throws: ``ImgToolError`` for problems found before frame 0 was delivered.
@@ -63,10 +65,12 @@ public struct AnimationScheduler<C: Clock>: Sendable where C.Duration == Duratio
     public func play<Content: Sendable>(
         _ source: some FrameSource,
         transform: @escaping @Sendable (Frame) -> Content,
+        cache: PlaybackCache<Content>? = nil,
         handler: @escaping @MainActor @Sendable (AnimationFrame<Content>, inout Bool) -> Void
     ) async throws(ImgToolError) -> AnimationReport {
         let plan = try AnimationPlan(info: source.info, options: options)
-        let producer = FrameProducer(source: source, plan: plan, depth: options.depth, transform: transform)
+        let producer = FrameProducer(
+            source: source, plan: plan, depth: options.depth, transform: transform, cache: cache)
         guard let first = try await Self.next(from: producer) else {
             throw ImgToolError(.corrupt, "the image has no frame to show")
         }

@@ -17,7 +17,9 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var expected: Int?
         var status: Int?
         var failure: ImgToolError?
-        var lastActivity = ContinuousClock.now
+        /// When the request was started or last made progress; `nil` before it is started, so a
+        /// task that waits for a thread does not count that wait against the idle timeout.
+        var lastActivity: ContinuousClock.Instant?
     }
 
     private let name: String
@@ -35,7 +37,10 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func run(_ task: URLSessionDataTask) async throws -> [UInt8] {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                state.withLock { $0.continuation = continuation }
+                state.withLock {
+                    $0.continuation = continuation
+                    $0.lastActivity = .now
+                }
                 task.resume()
             }
         } onCancel: {
@@ -47,7 +52,7 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// or `CancellationError` when cancelled.
     func watch(idleTimeout: Duration) async throws {
         while true {
-            let last = state.withLock { $0.lastActivity }
+            let last = state.withLock { $0.lastActivity } ?? .now
             let deadline = last.advanced(by: idleTimeout)
             if ContinuousClock.now >= deadline {
                 let received = state.withLock { $0.body.count }
