@@ -101,7 +101,9 @@ func check(entry: [String: Any], path: String) -> [String] {
 
 func compare(entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frames16: [PixelBuffer]) -> [String] {
     var problems: [String] = []
-    if let width = entry["width"] as? Int, let height = entry["height"] as? Int, width != info.width || height != info.height {
+    if let width = entry["width"] as? Int, let height = entry["height"] as? Int,
+        width != info.width || height != info.height
+    {
         problems.append("size \(info.width)x\(info.height), expected \(width)x\(height)")
     }
     let expectedFrames = entry["frames"] as? Int ?? 1
@@ -111,7 +113,9 @@ func compare(entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frame
     if expectedFrames > 1 {
         let expectedLoops = entry["loops"] as? Int
         if info.loopCount != expectedLoops {
-            problems.append("loop value \(info.loopCount.map(String.init) ?? "none"), expected \(expectedLoops.map(String.init) ?? "none")")
+            problems.append(
+                "loop value \(info.loopCount.map(String.init) ?? "none"), expected \(expectedLoops.map(String.init) ?? "none")"
+            )
         }
     }
     if let delays = entry["delays_ms"] as? [Double], !delays.isEmpty {
@@ -127,9 +131,13 @@ func compare(entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frame
         if frames[index].rgba8Digest() != expected { mismatched.append(index) }
     }
     if !mismatched.isEmpty {
-        problems.append("frame hashes differ at \(mismatched.prefix(8).map(String.init).joined(separator: ","))\(mismatched.count > 8 ? "..." : "") (\(mismatched.count) of \(hashes.count))")
+        problems.append(
+            "frame hashes differ at \(mismatched.prefix(8).map(String.init).joined(separator: ","))\(mismatched.count > 8 ? "..." : "") (\(mismatched.count) of \(hashes.count))"
+        )
     }
-    if let expected16 = entry["rgba16_sha256"] as? String, let first = frames16.first, first.rgba16Digest() != expected16 {
+    if let expected16 = entry["rgba16_sha256"] as? String, let first = frames16.first,
+        first.rgba16Digest() != expected16
+    {
         problems.append("16-bit hash differs")
     }
     for check in entry["checks"] as? [[String: Any]] ?? [] {
@@ -140,7 +148,9 @@ func compare(entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frame
         if pixel[3] == 0 { pixel = [0, 0, 0, 0] }
         if let rgba = check["rgba"] as? [Int] {
             let want = rgba[3] == 0 ? [0, 0, 0, 0] : rgba
-            if pixel.map(Int.init) != want { problems.append("pixel (\(x),\(y)) of frame \(frame) is \(pixel), expected \(want)") }
+            if pixel.map(Int.init) != want {
+                problems.append("pixel (\(x),\(y)) of frame \(frame) is \(pixel), expected \(want)")
+            }
         } else if let alpha = check["a"] as? Int, Int(pixel[3]) != alpha {
             problems.append("alpha at (\(x),\(y)) of frame \(frame) is \(pixel[3]), expected \(alpha)")
         }

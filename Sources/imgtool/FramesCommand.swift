@@ -146,7 +146,9 @@ struct FrameRange: ExpressibleByArgument {
         let first = lower ?? 0
         let last = min(upper ?? frameCount - 1, frameCount - 1)
         guard first < frameCount, first <= last else {
-            throw ImgToolError(.invalidArgument, "--range selects no frame: the image has \(frameCount) frame\(frameCount == 1 ? "" : "s")")
+            throw ImgToolError(
+                .invalidArgument,
+                "--range selects no frame: the image has \(frameCount) frame\(frameCount == 1 ? "" : "s")")
         }
         return first...last
     }
@@ -163,7 +165,8 @@ enum OutputFolder {
             return false
         }
         guard mkdir(path, 0o777) == 0 else {
-            throw ImgToolError(.writeFailed, "cannot create the folder", input: path, cause: String(cString: strerror(errno)))
+            throw ImgToolError(
+                .writeFailed, "cannot create the folder", input: path, cause: String(cString: strerror(errno)))
         }
         return true
     }

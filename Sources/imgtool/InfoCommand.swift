@@ -38,7 +38,9 @@ struct InfoCommand: AsyncParsableCommand {
                     Console.out(object.serialized)
                 } else {
                     Console.out(Self.text(for: source.info, file: file))
-                    for (index, digest) in hashes.enumerated() { Console.out("  frame \(index) rgba8 sha256 \(digest)") }
+                    for (index, digest) in hashes.enumerated() {
+                        Console.out("  frame \(index) rgba8 sha256 \(digest)")
+                    }
                 }
                 for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
             } catch {
@@ -109,7 +111,8 @@ struct InfoCommand: AsyncParsableCommand {
         if !info.isComplete { parts.append("incomplete") }
         var lines = ["\(file): " + parts.joined(separator: ", ")]
         if info.isAnimated {
-            lines.append("  delays (ms): " + info.frames.map { Self.format($0.delayMilliseconds) }.joined(separator: " "))
+            lines.append(
+                "  delays (ms): " + info.frames.map { Self.format($0.delayMilliseconds) }.joined(separator: " "))
         }
         return lines.joined(separator: "\n")
     }

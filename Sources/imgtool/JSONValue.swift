@@ -37,7 +37,8 @@ enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
         case .null: return "null"
         case .array(let values): return "[" + values.map(\.serialized).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.keys.sorted().map { Self.quote($0) + ":" + (members[$0]?.serialized ?? "null") }
+            return "{"
+                + members.keys.sorted().map { Self.quote($0) + ":" + (members[$0]?.serialized ?? "null") }
                 .joined(separator: ",") + "}"
         }
     }

@@ -48,7 +48,8 @@ struct AtomicFileWriterTests {
         let path = folder + "/keep.png"
         try Data("precious".utf8).write(to: URL(fileURLWithPath: path))
         let error = try #require(throws: ImgToolError.self) {
-            try AtomicFileWriter.write(to: path, existing: .fail) { (fd) throws(ImgToolError) in _ = write(fd, "new", 3) }
+            try AtomicFileWriter.write(to: path, existing: .fail) { (fd) throws(ImgToolError) in _ = write(fd, "new", 3)
+            }
         }
         #expect(error.code == .writeFailed)
         #expect(error.description == "\(path): already exists; pass --force to replace it")

@@ -73,14 +73,16 @@ struct HostileInputTests {
 
     @Test("a PNG chunk whose length runs past the end of the file")
     func chunkPastEnd() throws {
-        let png = PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 4) + PNGBytes.bigEndian(0x7fff_fff0)
+        let png =
+            PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 4) + PNGBytes.bigEndian(0x7fff_fff0)
             + Array("IDAT".utf8) + [1, 2, 3]
         let error = try #require(outcome(png, name: "long.png"))
         #expect([.truncated, .corrupt, .tooLarge].contains(error.code))
 
         // The same in an APNG, where our own chunk parser reads it.
         let actl = PNGBytes.chunk("acTL", PNGBytes.bigEndian(1) + PNGBytes.bigEndian(0))
-        let apng = PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 4) + actl + PNGBytes.bigEndian(0x7fff_fff0)
+        let apng =
+            PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 4) + actl + PNGBytes.bigEndian(0x7fff_fff0)
             + Array("fcTL".utf8) + [0, 0, 0]
         let apngError = try #require(outcome(apng, name: "long-apng.png"))
         #expect([.truncated, .corrupt].contains(apngError.code))

@@ -6,21 +6,88 @@ import Testing
 struct PNGCodecTests {
     /// Pictures that need each stored layout, with the layout the encoder must choose.
     static let layouts: [(name: String, image: PixelBuffer, colorType: ColorType, bitDepth: Int)] = [
-        ("gray 1-bit", TestImages.make8(width: 13, height: 5) { x, y in let v: UInt8 = (x + y) % 2 == 0 ? 0 : 255; return [v, v, v, 255] }, .gray, 1),
-        ("gray 2-bit", TestImages.make8(width: 7, height: 3) { x, _ in let v = UInt8(x % 4 * 85); return [v, v, v, 255] }, .gray, 2),
-        ("gray 4-bit", TestImages.make8(width: 17, height: 2) { x, _ in let v = UInt8(x % 16 * 17); return [v, v, v, 255] }, .gray, 4),
-        ("gray 8-bit", TestImages.make8(width: 16, height: 16) { x, y in let v = UInt8(x * 16 + y); return [v, v, v, 255] }, .gray, 8),
-        ("palette 1-bit", TestImages.make8(width: 9, height: 4) { x, _ in x % 2 == 0 ? [200, 10, 10, 255] : [0, 0, 255, 128] }, .palette, 1),
-        ("palette 4-bit", TestImages.make8(width: 15, height: 3) { x, _ in [UInt8(x * 10), 50, 100, 255] }, .palette, 4),
-        ("palette 8-bit", TestImages.make8(width: 16, height: 16) { x, y in [UInt8(x * 16), UInt8(y * 16), 7, UInt8(255 - x)] }, .palette, 8),
-        ("gray+alpha", TestImages.make8(width: 20, height: 20) { x, y in let v = UInt8(x * 12 + y); return [v, v, v, UInt8(y * 12 + x)] }, .grayAlpha, 8),
-        ("rgb", TestImages.make8(width: 20, height: 20) { x, y in [UInt8(x * 12), UInt8(y * 12), UInt8(x ^ y), 255] }, .rgb, 8),
-        ("rgba", TestImages.make8(width: 20, height: 20) { x, y in [UInt8(x * 12), UInt8(y * 12), UInt8(x ^ y), UInt8(x * y % 256)] }, .rgba, 8),
-        ("gray 16", TestImages.make16(width: 9, height: 9) { x, y in let v = UInt16(x * 7000 + y); return [v, v, v, 65535] }, .gray, 16),
-        ("gray+alpha 16", TestImages.make16(width: 9, height: 9) { x, y in let v = UInt16(x * 7000 + y); return [v, v, v, UInt16(y * 7000 + 1)] }, .grayAlpha, 16),
-        ("rgb 16", TestImages.make16(width: 9, height: 9) { x, y in [UInt16(x * 7000 + 1), UInt16(y * 7000), 3, 65535] }, .rgb, 16),
-        ("rgba 16", TestImages.make16(width: 9, height: 9) { x, y in [UInt16(x * 7000 + 1), UInt16(y * 7000), 3, UInt16(x + 1)] }, .rgba, 16),
-        ("16-bit that fits 8", TestImages.make16(width: 5, height: 5) { x, y in [UInt16(x * 257), UInt16(y * 257 * 40), 0, 65535] }, .palette, 8),
+        (
+            "gray 1-bit",
+            TestImages.make8(width: 13, height: 5) { x, y in
+                let v: UInt8 = (x + y) % 2 == 0 ? 0 : 255; return [v, v, v, 255]
+            }, .gray, 1
+        ),
+        (
+            "gray 2-bit",
+            TestImages.make8(width: 7, height: 3) { x, _ in
+                let v = UInt8(x % 4 * 85); return [v, v, v, 255]
+            }, .gray, 2
+        ),
+        (
+            "gray 4-bit",
+            TestImages.make8(width: 17, height: 2) { x, _ in
+                let v = UInt8(x % 16 * 17); return [v, v, v, 255]
+            }, .gray, 4
+        ),
+        (
+            "gray 8-bit",
+            TestImages.make8(width: 16, height: 16) { x, y in
+                let v = UInt8(x * 16 + y); return [v, v, v, 255]
+            }, .gray, 8
+        ),
+        (
+            "palette 1-bit",
+            TestImages.make8(width: 9, height: 4) { x, _ in x % 2 == 0 ? [200, 10, 10, 255] : [0, 0, 255, 128] },
+            .palette, 1
+        ),
+        (
+            "palette 4-bit", TestImages.make8(width: 15, height: 3) { x, _ in [UInt8(x * 10), 50, 100, 255] }, .palette,
+            4
+        ),
+        (
+            "palette 8-bit",
+            TestImages.make8(width: 16, height: 16) { x, y in [UInt8(x * 16), UInt8(y * 16), 7, UInt8(255 - x)] },
+            .palette, 8
+        ),
+        (
+            "gray+alpha",
+            TestImages.make8(width: 20, height: 20) { x, y in
+                let v = UInt8(x * 12 + y); return [v, v, v, UInt8(y * 12 + x)]
+            }, .grayAlpha, 8
+        ),
+        (
+            "rgb",
+            TestImages.make8(width: 20, height: 20) { x, y in [UInt8(x * 12), UInt8(y * 12), UInt8(x ^ y), 255] }, .rgb,
+            8
+        ),
+        (
+            "rgba",
+            TestImages.make8(width: 20, height: 20) { x, y in
+                [UInt8(x * 12), UInt8(y * 12), UInt8(x ^ y), UInt8(x * y % 256)]
+            }, .rgba, 8
+        ),
+        (
+            "gray 16",
+            TestImages.make16(width: 9, height: 9) { x, y in
+                let v = UInt16(x * 7000 + y); return [v, v, v, 65535]
+            }, .gray, 16
+        ),
+        (
+            "gray+alpha 16",
+            TestImages.make16(width: 9, height: 9) { x, y in
+                let v = UInt16(x * 7000 + y); return [v, v, v, UInt16(y * 7000 + 1)]
+            }, .grayAlpha, 16
+        ),
+        (
+            "rgb 16",
+            TestImages.make16(width: 9, height: 9) { x, y in [UInt16(x * 7000 + 1), UInt16(y * 7000), 3, 65535] }, .rgb,
+            16
+        ),
+        (
+            "rgba 16",
+            TestImages.make16(width: 9, height: 9) { x, y in [UInt16(x * 7000 + 1), UInt16(y * 7000), 3, UInt16(x + 1)]
+            }, .rgba, 16
+        ),
+        (
+            "16-bit that fits 8",
+            TestImages.make16(width: 5, height: 5) { x, y in [UInt16(x * 257), UInt16(y * 257 * 40), 0, 65535] },
+            .palette, 8
+        ),
     ]
 
     @Test("round trip keeps every pixel and picks the smallest exact layout", arguments: layouts.indices)
@@ -32,7 +99,9 @@ struct PNGCodecTests {
             #expect(header.colorType == colorType, "\(name): stored as \(header.colorType)")
             #expect(header.bitDepth == bitDepth, "\(name): stored at \(header.bitDepth) bits")
             let decoded = try PNGDecoder().decode(encoded, depth: image.depth)
-            #expect(firstDifference(image, decoded) == nil, "\(name) at level \(level): \(firstDifference(image, decoded) ?? "")")
+            #expect(
+                firstDifference(image, decoded) == nil,
+                "\(name) at level \(level): \(firstDifference(image, decoded) ?? "")")
         }
     }
 
@@ -86,7 +155,10 @@ struct PNGCodecTests {
         let file = PNGBytes.signature + PNGBytes.ihdr(width: 65535, height: 65535) + idat + PNGBytes.chunk("IEND", [])
         let error = try #require(throws: ImgToolError.self) { _ = try ImageSource(data: file, name: "huge.png") }
         #expect(error.code == .tooLarge)
-        #expect(error.description == "huge.png: image is 65535x65535 (4294836225 pixels), over the limit of 134217728 pixels; raise it with --max-pixels")
+        #expect(
+            error.description
+                == "huge.png: image is 65535x65535 (4294836225 pixels), over the limit of 134217728 pixels; raise it with --max-pixels"
+        )
 
         let small = try PNGEncoder().encode(PixelBuffer(width: 100, height: 100))
         let limited = DecodingLimits(maxPixels: 9999)
@@ -104,10 +176,12 @@ struct PNGCodecTests {
 
     @Test("colour chunks are reported, not applied")
     func colorMetadata() throws {
-        let plain = try PNGEncoder().encode(TestImages.make8(width: 2, height: 2) { x, _ in [UInt8(x * 100), 7, 9, 255] })
+        let plain = try PNGEncoder().encode(
+            TestImages.make8(width: 2, height: 2) { x, _ in [UInt8(x * 100), 7, 9, 255] })
         // Insert gAMA (1/2.2) and sRGB after IHDR.
         let ihdrEnd = 8 + 25
-        let withChunks = Array(plain[..<ihdrEnd]) + PNGBytes.chunk("gAMA", PNGBytes.bigEndian(45455))
+        let withChunks =
+            Array(plain[..<ihdrEnd]) + PNGBytes.chunk("gAMA", PNGBytes.bigEndian(45455))
             + PNGBytes.chunk("sRGB", [0]) + Array(plain[ihdrEnd...])
         let source = try ImageSource(data: withChunks, name: "g.png")
         #expect(source.info.color == ColorMetadata(hasGamma: true, hasSRGB: true, hasICCProfile: false))

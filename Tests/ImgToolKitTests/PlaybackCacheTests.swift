@@ -65,7 +65,12 @@ struct PlaybackCacheTests {
         let made = Locked(0)
         let cache = PlaybackCache<Int>(byteBudget: 1024, cost: { _ in 8 }, isCurrent: { $0 >= 2 })
         let (_, frames) = try await recordCached(
-            source, transform: { _ in made.withLock { count in defer { count += 1 }; return count } }, cache: cache)
+            source,
+            transform: { _ in
+                made.withLock { count in
+                    defer { count += 1 }; return count
+                }
+            }, cache: cache)
         #expect(frames.map(\.content) == [0, 1, 2, 3, 2, 3], "play 3 shows play 2's current content")
         #expect(source.recorder.snapshot.readersMade == 2)
     }

@@ -4,11 +4,16 @@ import Testing
 
 @Suite("Support")
 struct SupportTests {
-    @Test("SHA-256 matches the FIPS 180-4 examples", arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-    ])
+    @Test(
+        "SHA-256 matches the FIPS 180-4 examples",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+        ])
     func sha256(input: String, digest: String) {
         #expect(SHA256.hex(Array(input.utf8)) == digest)
     }
@@ -36,7 +41,9 @@ struct SupportTests {
         #expect(ImageFormat.sniff(Array("GIF89a".utf8)) == .gif)
         #expect(ImageFormat.sniff(Array("GIF87a".utf8)) == .gif)
         #expect(ImageFormat.sniff(Array("JFIF".utf8)) == nil)
-        let error = try #require(throws: ImgToolError.self) { _ = try ImageSource(data: Array("hello".utf8), name: "x.png") }
+        let error = try #require(throws: ImgToolError.self) {
+            _ = try ImageSource(data: Array("hello".utf8), name: "x.png")
+        }
         #expect(error.code == .unsupportedFormat)
         #expect(error.description == "x.png: not a PNG or GIF file (starts with bytes 68 65 6c 6c 6f)")
         let empty = try #require(throws: ImgToolError.self) { _ = try ImageSource(data: [], name: "e.gif") }

@@ -31,15 +31,9 @@ struct AnimateCommandTests {
     @Test("Ctrl-C in --json mode stops before the next frame, still prints --stats, and exits 130")
     func interruptedJSON() throws {
         let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 8, height: 4, rgba: [5, 6, 7, 255]))
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["animate", path, "--json", "--loops", "0", "--delay", "0.02", "--stats"]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, out, err) = try Binary.launch([
+            "animate", path, "--json", "--loops", "0", "--delay", "0.02", "--stats",
+        ])
         // Wait for the first frame's line: by then the signal handlers are installed.
         var printed = Data()
         while !printed.contains(UInt8(ascii: "\n")) {

@@ -18,7 +18,10 @@ struct InfoFramesCLITests {
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix(#"{"bit_depth":8,"color_type":"palette","complete":true,"delays_ms":[0],"#))
         #expect(lines[0].contains(#""file":"g.png","format":"png","#))
-        #expect(lines[0].contains(#""height":7,"iccp":false,"interlaced":false,"loop_count":null,"plays":1,"srgb":false,"warnings":[],"width":12}"#))
+        #expect(
+            lines[0].contains(
+                #""height":7,"iccp":false,"interlaced":false,"loop_count":null,"plays":1,"srgb":false,"warnings":[],"width":12}"#
+            ))
     }
 
     @Test("a bad input among good ones is named on stderr and the exit status is 1")
@@ -29,11 +32,12 @@ struct InfoFramesCLITests {
         let result = try CLIRunner.run(["info", "ok.png", "missing.png", "bad.png"], in: folder)
         #expect(result.status == 1)
         #expect(result.stdout == "ok.png: PNG 2x2, palette 2-bit, 1 frame\n")
-        #expect(result.stderr == """
-            error: missing.png: no such file
-            error: bad.png: not a PNG or GIF file (starts with bytes 6e 6f 74 20 61 6e 20 69)
+        #expect(
+            result.stderr == """
+                error: missing.png: no such file
+                error: bad.png: not a PNG or GIF file (starts with bytes 6e 6f 74 20 61 6e 20 69)
 
-            """)
+                """)
     }
 
     @Test("usage errors exit with 64")

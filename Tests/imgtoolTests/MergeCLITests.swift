@@ -129,7 +129,10 @@ struct MergeCLITests {
             (["merge", "bg.png", "ftp://example.com/a.png"], "ftp://example.com/a.png: unsupported URL scheme"),
             (["merge", "bg.png", "ov.png", "--max-bytes", "100"], "bg.png: file is"),
             (["merge", "missing.png", "ov.png", "missing.png"], "missing.png: no such file"),
-            (["merge", "bg.png", "http://127.0.0.1:9/a.png", "--timeout", "20"], "http://127.0.0.1:9/a.png: connection refused"),
+            (
+                ["merge", "bg.png", "http://127.0.0.1:9/a.png", "--timeout", "20"],
+                "http://127.0.0.1:9/a.png: connection refused"
+            ),
         ])
     func failures(arguments: [String], message: String) throws {
         let folder = try Self.folder()

@@ -23,6 +23,20 @@ enum Binary {
 
     /// Runs `imgtool arguments...` with stdout and stderr captured (so stdout is not a terminal).
     static func run(_ arguments: [String]) throws -> RunResult {
+        let (process, out, err) = try launch(arguments)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return RunResult(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+extension Binary {
+    /// Starts `imgtool arguments...` with stdout and stderr on pipes and stdin from /dev/null,
+    /// without waiting for it.
+    static func launch(_ arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -32,12 +46,7 @@ enum Binary {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return (process, out, err)
     }
 }
 

@@ -48,7 +48,8 @@ extension FrameSource {
     /// - Throws: ``ImgToolError`` `invalidArgument` when `index` is out of range, or a decoding error.
     public func frame(at index: Int, depth: SampleDepth? = nil) throws(ImgToolError) -> Frame {
         guard info.frames.indices.contains(index) else {
-            throw ImgToolError(.invalidArgument, "frame \(index) does not exist: the image has \(info.frameCount) frames")
+            throw ImgToolError(
+                .invalidArgument, "frame \(index) does not exist: the image has \(info.frameCount) frames")
         }
         let reader = try makeFrameReader(depth: depth)
         while let frame = try reader.nextFrame() {

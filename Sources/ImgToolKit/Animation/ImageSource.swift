@@ -33,7 +33,10 @@ public struct ImageSource: FrameSource {
             case nil:
                 if data.count >= 4 && data[1...3].elementsEqual("PNG".utf8) {
                     let head = Self.hex(data.prefix(8))
-                    throw ImgToolError(.corrupt, "corrupt PNG signature \(head), expected 89 50 4e 47 0d 0a 1a 0a (damaged by a text-mode transfer?)")
+                    throw ImgToolError(
+                        .corrupt,
+                        "corrupt PNG signature \(head), expected 89 50 4e 47 0d 0a 1a 0a (damaged by a text-mode transfer?)"
+                    )
                 }
                 throw ImgToolError(.unsupportedFormat, Self.unknownFormatMessage(data))
             }

@@ -37,7 +37,9 @@ extension PixelBuffer {
     /// Draws the part `sourceRegion` of `image` with its top-left corner at `origin`, clipped to
     /// this buffer. `.source` replaces pixels (alpha included); `.over` is exact source-over
     /// (``SourceOver``). Both buffers must have the same depth.
-    public mutating func draw(_ image: PixelBuffer, from sourceRegion: FrameRegion? = nil, at origin: (x: Int, y: Int), blend: FrameBlend) {
+    public mutating func draw(
+        _ image: PixelBuffer, from sourceRegion: FrameRegion? = nil, at origin: (x: Int, y: Int), blend: FrameBlend
+    ) {
         precondition(image.depth == depth, "draw needs buffers of the same depth")
         var src = (sourceRegion ?? FrameRegion(x: 0, y: 0, width: image.width, height: image.height))
             .clipped(toWidth: image.width, height: image.height)

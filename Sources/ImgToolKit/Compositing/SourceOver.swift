@@ -14,7 +14,8 @@ public enum SourceOver {
     /// Blends one 8-bit source pixel over one destination pixel, in place.
     @inlinable
     public static func blend8(
-        source: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), over destination: inout (r: UInt8, g: UInt8, b: UInt8, a: UInt8)
+        source: (r: UInt8, g: UInt8, b: UInt8, a: UInt8),
+        over destination: inout (r: UInt8, g: UInt8, b: UInt8, a: UInt8)
     ) {
         let sa = UInt64(source.a)
         if sa == 255 {
@@ -60,7 +61,9 @@ public enum SourceOver {
 
     /// Blends `count` 8-bit RGBA pixels from `source` over `destination`, in place.
     @inlinable
-    public static func blendRow8(_ source: UnsafePointer<UInt8>, over destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    public static func blendRow8(
+        _ source: UnsafePointer<UInt8>, over destination: UnsafeMutablePointer<UInt8>, count: Int
+    ) {
         for i in 0..<count {
             let s = source + i * 4
             let alpha = s[3]
@@ -78,7 +81,9 @@ public enum SourceOver {
 
     /// Blends `count` 16-bit RGBA pixels from `source` over `destination`, in place.
     @inlinable
-    public static func blendRow16(_ source: UnsafePointer<UInt16>, over destination: UnsafeMutablePointer<UInt16>, count: Int) {
+    public static func blendRow16(
+        _ source: UnsafePointer<UInt16>, over destination: UnsafeMutablePointer<UInt16>, count: Int
+    ) {
         for i in 0..<count {
             let s = source + i * 4
             let alpha = s[3]

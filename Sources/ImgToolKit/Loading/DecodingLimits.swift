@@ -45,7 +45,8 @@ public struct DecodingLimits: Sendable, Hashable {
     /// within ``maxFrames`` and ``maxTotalPixels``.
     public func checkAnimation(frames: Int, width: Int, height: Int) throws(ImgToolError) {
         if frames > maxFrames {
-            throw ImgToolError(.tooLarge, "animation has \(frames) frames, over the limit of \(maxFrames); raise it with --max-frames")
+            throw ImgToolError(
+                .tooLarge, "animation has \(frames) frames, over the limit of \(maxFrames); raise it with --max-frames")
         }
         let (canvas, overflow1) = width.multipliedReportingOverflow(by: height)
         let (total, overflow2) = canvas.multipliedReportingOverflow(by: frames)

@@ -83,7 +83,8 @@ public struct PixelBuffer: Sendable, Hashable {
 
     /// Wraps existing 16-bit RGBA samples; `rgba16.count` must be `width * height * 4`.
     public init(width: Int, height: Int, rgba16: [UInt16]) {
-        precondition(width >= 0 && height >= 0 && rgba16.count == width * height * 4, "sample count does not match size")
+        precondition(
+            width >= 0 && height >= 0 && rgba16.count == width * height * 4, "sample count does not match size")
         self.width = width
         self.height = height
         self.samples = .rgba16(rgba16)

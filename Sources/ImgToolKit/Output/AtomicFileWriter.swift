@@ -35,7 +35,8 @@ public enum AtomicFileWriter {
         var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress.unsafelyUnwrapped) }
         guard fd >= 0 else {
-            throw ImgToolError(.writeFailed, "cannot create a temporary file in \(folder)", input: path, cause: systemErrorText(errno))
+            throw ImgToolError(
+                .writeFailed, "cannot create a temporary file in \(folder)", input: path, cause: systemErrorText(errno))
         }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
         var committed = false
@@ -53,18 +54,23 @@ public enum AtomicFileWriter {
         umask(mask)
         fchmod(fd, 0o666 & ~mask)
         if close(fd) != 0 {
-            throw ImgToolError(.writeFailed, "closing the temporary file failed", input: path, cause: systemErrorText(errno))
+            throw ImgToolError(
+                .writeFailed, "closing the temporary file failed", input: path, cause: systemErrorText(errno))
         }
         switch existing {
         case .replace:
             guard rename(temporary, path) == 0 else {
-                throw ImgToolError(.writeFailed, "cannot move the new file into place", input: path, cause: systemErrorText(errno))
+                throw ImgToolError(
+                    .writeFailed, "cannot move the new file into place", input: path, cause: systemErrorText(errno))
             }
         case .fail:
             guard link(temporary, path) == 0 else {
                 let code = errno
-                let message = code == EEXIST ? "already exists; pass --force to replace it" : "cannot move the new file into place"
-                throw ImgToolError(.writeFailed, message, input: path, cause: code == EEXIST ? nil : systemErrorText(code))
+                let message =
+                    code == EEXIST
+                    ? "already exists; pass --force to replace it" : "cannot move the new file into place"
+                throw ImgToolError(
+                    .writeFailed, message, input: path, cause: code == EEXIST ? nil : systemErrorText(code))
             }
             unlink(temporary)
         }

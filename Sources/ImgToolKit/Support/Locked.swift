@@ -30,7 +30,9 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value (`pthread_mutex_lock` / `pthread_mutex_unlock`).
-    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -48,7 +48,9 @@ public struct SHA256: Sendable {
         var tail: [UInt8] = [0x80]
         let padding = (64 + 56 - (pending.count + 1) % 64) % 64
         tail.append(contentsOf: repeatElement(0, count: padding))
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         let savedLength = length
         tail.withUnsafeBytes { update(buffer: $0) }
         length = savedLength
@@ -89,8 +91,10 @@ public struct SHA256: Sendable {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {
                 let b = block + i * 4
-                w[i] = UInt32(b.load(as: UInt8.self)) << 24 | UInt32(b.load(fromByteOffset: 1, as: UInt8.self)) << 16
-                    | UInt32(b.load(fromByteOffset: 2, as: UInt8.self)) << 8 | UInt32(b.load(fromByteOffset: 3, as: UInt8.self))
+                w[i] =
+                    UInt32(b.load(as: UInt8.self)) << 24 | UInt32(b.load(fromByteOffset: 1, as: UInt8.self)) << 16
+                    | UInt32(b.load(fromByteOffset: 2, as: UInt8.self)) << 8
+                    | UInt32(b.load(fromByteOffset: 3, as: UInt8.self))
             }
             for i in 16..<64 {
                 let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)

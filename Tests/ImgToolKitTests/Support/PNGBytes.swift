@@ -11,7 +11,9 @@ enum PNGBytes {
     }
 
     /// An IHDR chunk.
-    static func ihdr(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6, interlace: UInt8 = 0) -> [UInt8] {
+    static func ihdr(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6, interlace: UInt8 = 0)
+        -> [UInt8]
+    {
         chunk("IHDR", bigEndian(width) + bigEndian(height) + [bitDepth, colorType, 0, 0, interlace])
     }
 
@@ -33,7 +35,9 @@ enum PNGBytes {
         var result: [(Int, String, Int)] = []
         var offset = 8
         while offset + 12 <= file.count {
-            let length = Int(file[offset]) << 24 | Int(file[offset + 1]) << 16 | Int(file[offset + 2]) << 8 | Int(file[offset + 3])
+            let length =
+                Int(file[offset]) << 24 | Int(file[offset + 1]) << 16 | Int(file[offset + 2]) << 8
+                | Int(file[offset + 3])
             result.append((offset, String(decoding: file[offset + 4..<offset + 8], as: UTF8.self), length))
             offset += 12 + length
         }

@@ -66,7 +66,9 @@ func writeTestPNG(_ image: PixelBuffer, to path: String) throws {
 func gradient(width: Int, height: Int) -> PixelBuffer {
     var samples: [UInt8] = []
     for y in 0..<height {
-        for x in 0..<width { samples += [UInt8(x * 255 / max(width - 1, 1)), UInt8(y * 255 / max(height - 1, 1)), 90, 200] }
+        for x in 0..<width {
+            samples += [UInt8(x * 255 / max(width - 1, 1)), UInt8(y * 255 / max(height - 1, 1)), 90, 200]
+        }
     }
     return PixelBuffer(width: width, height: height, rgba8: samples)
 }

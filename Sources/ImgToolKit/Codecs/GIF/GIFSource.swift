@@ -112,7 +112,8 @@ struct GIFSource: FrameSource {
         if let first = outside.first {
             let more = outside.count > 1 ? " (and \(outside.count - 1) more)" : ""
             let screen = "\(width)x\(height) logical screen"
-            notes.append("frame \(first.info.index) (\(first.info.region)) reaches past the \(screen)\(more) and is clipped")
+            notes.append(
+                "frame \(first.info.index) (\(first.info.region)) reaches past the \(screen)\(more) and is clipped")
         }
         let uncolored = frames.filter { !$0.hasColorTable && $0.info.region.width > 0 && $0.info.region.height > 0 }
         if let first = uncolored.first {

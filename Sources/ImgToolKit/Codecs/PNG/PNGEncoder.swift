@@ -119,7 +119,9 @@ public struct PNGEncoder: Sendable {
         // Palette and low-depth images compress best unfiltered; others with adaptive filters.
         let filters: Int32 = layout.colorType == .palette || layout.bitDepth < 8 ? 0x08 : 0xf8
 
-        let paletteRGB = layout.palette.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0 >> 16)] }
+        let paletteRGB = layout.palette.flatMap {
+            [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0 >> 16)]
+        }
         let alphas = layout.palette.map { UInt8(truncatingIfNeeded: $0 >> 24) }
         let alphaCount = (alphas.lastIndex { $0 != 255 } ?? -1) + 1
 
@@ -152,14 +154,16 @@ public struct PNGEncoder: Sendable {
         }
     }
 
-    private func check(_ status: imgtool_png_status, sink: UnsafeMutablePointer<imgtool_png_sink>) throws(ImgToolError) {
+    private func check(_ status: imgtool_png_status, sink: UnsafeMutablePointer<imgtool_png_sink>) throws(ImgToolError)
+    {
         guard status != IMGTOOL_PNG_OK else { return }
         let message = withUnsafeBytes(of: sink.pointee.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
         switch status {
         case IMGTOOL_PNG_WRITE_FAILED:
-            throw ImgToolError(.writeFailed, "writing PNG data failed", cause: systemErrorText(sink.pointee.system_error))
+            throw ImgToolError(
+                .writeFailed, "writing PNG data failed", cause: systemErrorText(sink.pointee.system_error))
         case IMGTOOL_PNG_TOO_LARGE:
             throw ImgToolError(.tooLarge, "out of memory while encoding PNG", cause: message)
         default:

@@ -23,12 +23,16 @@ struct PNGLayout: Sendable, Hashable {
     static func choose(for image: PixelBuffer) -> PNGLayout {
         switch image.samples {
         case .rgba8(let samples):
-            return samples.withUnsafeBufferPointer { choose8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount) }
+            return samples.withUnsafeBufferPointer {
+                choose8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount)
+            }
         case .rgba16(let samples):
             if samples.allSatisfy({ $0 >> 8 == $0 & 0xff }) {
                 // Every sample is v * 257: the 8-bit image holds exactly the same values.
                 let narrow = samples.map { UInt8(truncatingIfNeeded: $0) }
-                return narrow.withUnsafeBufferPointer { choose8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount) }
+                return narrow.withUnsafeBufferPointer {
+                    choose8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount)
+                }
             }
             var gray = true
             var opaque = true

@@ -22,7 +22,9 @@ struct RowPacker {
             }
         case .rgba16(let samples) where layout.colorType == .rgba && layout.bitDepth == 16:
             try samples.withUnsafeBufferPointer { buffer throws(ImgToolError) in
-                guard let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: UInt8.self) else { return }
+                guard let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: UInt8.self) else {
+                    return
+                }
                 try body(base, stride, image.height)
             }
         default:
