@@ -146,6 +146,21 @@ struct LoaderURLSessionTests {
         #expect(error.code == .cancelled && error.input == url)
     }
 
+    @Test("A fetch cancelled before its transfer starts returns at once", arguments: 0..<20)
+    func cancelledBeforeStart(attempt: Int) async throws {
+        let url = "http://cancel-early\(attempt).mock/a.png"
+        MockURLProtocol.set(url, .stall(headers: [:], body: []))
+        let target = try #require(URL(string: url))
+        let fetcher = Self.fetcher(timeout: .seconds(60))
+        let task = Task { () async throws(ImgToolError) -> [UInt8] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await fetcher.fetch(target, name: url) { _ in }
+        }
+        let result = await task.result
+        guard case .failure(let error as ImgToolError) = result else { Issue.record("expected cancellation"); return }
+        #expect(error.code == .cancelled && error.input == url)
+    }
+
     @Test("Through the loader: a page that is not an image is unsupportedFormat naming the URL")
     func notAnImage() async throws {
         let url = "http://html.mock/index.html"

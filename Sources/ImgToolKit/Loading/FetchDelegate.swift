@@ -13,6 +13,8 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var continuation: CheckedContinuation<[UInt8], any Error>?
         var finished = false
+        /// Set by the cancellation handler; a transfer not started by then never starts.
+        var cancelled = false
         var body: [UInt8] = []
         var expected: Int?
         var status: Int?
@@ -34,17 +36,33 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Starts `task` and returns its body once it completes; cancelling the calling task cancels it.
+    ///
+    /// Cancellation returns at once, without waiting for the session to report the cancelled
+    /// transfer: swift-corelibs-foundation never completes a task cancelled before it started, and
+    /// the fetch must not hang on that.
     func run(_ task: URLSessionDataTask) async throws -> [UInt8] {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                state.withLock {
+                let cancelled = state.withLock {
+                    guard !$0.cancelled else { return true }
                     $0.continuation = continuation
                     $0.lastActivity = .now
+                    return false
                 }
-                task.resume()
+                if cancelled {
+                    continuation.resume(throwing: ImgToolError(.cancelled, "cancelled", input: name))
+                } else {
+                    task.resume()
+                }
             }
         } onCancel: {
+            let pending = state.withLock { state in
+                state.cancelled = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
             task.cancel()
+            pending?.resume(throwing: ImgToolError(.cancelled, "cancelled", input: name))
         }
     }
 
