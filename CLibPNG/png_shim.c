@@ -25,9 +25,11 @@ typedef enum { STAGE_NEW, STAGE_HEADER, STAGE_STARTED, STAGE_ROWS_DONE, STAGE_FI
 struct imgtool_png_reader {
     png_structp png;
     png_infop info;
+    // The input: `size` bytes at `data`, or the file descriptor `fd` when it is not -1.
     const uint8_t *data;
     size_t size;
     size_t offset;
+    int fd;
     uint32_t next_row;
     uint32_t height;
     int passes;
@@ -60,6 +62,27 @@ static void reader_warning(png_structp png, png_const_charp text) {
 
 static void reader_read(png_structp png, png_bytep out, size_t length) {
     imgtool_png_reader *reader = png_get_io_ptr(png);
+    if (reader->fd >= 0) {
+        // From a file: libpng asks for a chunk header, a CRC or a zlib buffer's worth (8 KiB)
+        // at a time, so only those bytes are ever held, never the whole file.
+        size_t done = 0;
+        while (done < length) {
+            ssize_t got = read(reader->fd, out + done, length - done);
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) {
+                char text[MESSAGE_CAPACITY];
+                snprintf(text, sizeof text, "read failed: %s", strerror(errno));
+                png_error(png, text);
+            }
+            if (got == 0) {
+                reader->truncated = 1;
+                png_error(png, "unexpected end of file");
+            }
+            done += (size_t)got;
+        }
+        reader->offset += length;
+        return;
+    }
     if (length > reader->size - reader->offset) {
         reader->truncated = 1;
         png_error(png, "unexpected end of data");
@@ -80,12 +103,13 @@ static imgtool_png_status reader_failure(imgtool_png_reader *reader) {
     return IMGTOOL_PNG_CORRUPT;
 }
 
-imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, uint32_t max_width,
-                                              uint32_t max_height, size_t max_chunk_bytes) {
+static imgtool_png_reader *reader_create(const uint8_t *data, size_t size, int fd, uint32_t max_width,
+                                         uint32_t max_height, size_t max_chunk_bytes) {
     imgtool_png_reader *reader = calloc(1, sizeof *reader);
     if (reader == NULL) return NULL;
     reader->data = data;
     reader->size = size;
+    reader->fd = fd;
     reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, reader_error, reader_warning);
     if (reader->png == NULL) {
         free(reader);
@@ -102,6 +126,17 @@ imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, 
     png_set_user_limits(reader->png, max_width, max_height);
     png_set_chunk_malloc_max(reader->png, max_chunk_bytes);
     return reader;
+}
+
+imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, uint32_t max_width,
+                                              uint32_t max_height, size_t max_chunk_bytes) {
+    return reader_create(data, size, -1, max_width, max_height, max_chunk_bytes);
+}
+
+imgtool_png_reader *imgtool_png_reader_create_fd(int fd, uint32_t max_width, uint32_t max_height,
+                                                 size_t max_chunk_bytes) {
+    if (fd < 0) return NULL;
+    return reader_create(NULL, 0, fd, max_width, max_height, max_chunk_bytes);
 }
 
 imgtool_png_status imgtool_png_reader_read_header(imgtool_png_reader *reader, imgtool_png_header *header) {

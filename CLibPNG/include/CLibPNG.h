@@ -53,6 +53,13 @@ typedef struct imgtool_png_reader imgtool_png_reader;
 imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, uint32_t max_width,
                                               uint32_t max_height, size_t max_chunk_bytes);
 
+/// Creates a reader over the open file descriptor `fd`, read from its current offset with
+/// `read(2)` as libpng asks for bytes, so the file is never held in memory whole. The caller
+/// keeps `fd` open while the reader exists and closes it afterwards. Limits as in
+/// `imgtool_png_reader_create`. Returns NULL when memory is exhausted or `fd` is negative.
+imgtool_png_reader *imgtool_png_reader_create_fd(int fd, uint32_t max_width, uint32_t max_height,
+                                                 size_t max_chunk_bytes);
+
 /// Reads the signature and every chunk up to the first IDAT (`png_read_info`).
 imgtool_png_status imgtool_png_reader_read_header(imgtool_png_reader *reader, imgtool_png_header *header);
 

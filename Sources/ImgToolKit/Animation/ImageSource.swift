@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Any image imgtool reads, opened once: PNG, APNG or GIF, sniffed from its bytes.
 ///
 /// Making a source parses the file's structure (headers, chunk and record tables, the frame
@@ -7,7 +13,8 @@
 public struct ImageSource: FrameSource {
     /// The path or URL as the user gave it; every error names it.
     public let name: String
-    /// The bytes of the file.
+    /// The bytes of the file; empty for a still PNG opened with ``init(contentsOf:limits:)``,
+    /// which is decoded straight from the file and never held in memory whole.
     public let data: [UInt8]
     private let base: any FrameSource
 
@@ -45,10 +52,43 @@ public struct ImageSource: FrameSource {
         }
     }
 
-    /// Reads the file at `path` and opens it.
+    /// Opens the file at `path`.
+    ///
+    /// A still PNG is read straight from the file when its pixels are decoded (only the
+    /// signature and chunk headers are read now), so its bytes are never held in memory whole;
+    /// GIF and APNG files, whose frames are decoded on demand, are read whole.
+    /// - Parameters:
+    ///   - path: the file, as the user gave it; errors name it.
+    ///   - limits: sizes refused before allocating.
     /// - Throws: ``ImgToolError`` naming `path`: `notFound`, `unreadable`, `tooLarge`, or a decoding error.
     public init(contentsOf path: String, limits: DecodingLimits = .default) throws(ImgToolError) {
-        try self.init(data: FileBytes.read(path), name: path, limits: limits)
+        try self.init(contentsOf: path, name: path, maxBytes: FileBytes.maxBytes, limits: limits)
+    }
+
+    /// ``init(contentsOf:limits:)`` refusing files larger than `maxBytes`, with errors naming
+    /// `name` (a `file:` URL as given, say) instead of the path.
+    init(contentsOf path: String, name: String, maxBytes: Int, limits: DecodingLimits) throws(ImgToolError) {
+        do throws(ImgToolError) {
+            let (descriptor, size) = try FileBytes.open(path, maxBytes: maxBytes)
+            defer { close(descriptor) }
+            if FileBytes.isStillPNG(descriptor) {
+                let still = try StillPNGSource(path: path, descriptor: descriptor, limits: limits)
+                self.init(name: name, data: [], base: still)
+            } else {
+                let bytes = try FileBytes.read(descriptor, declaredSize: size, path: path, maxBytes: maxBytes)
+                try self.init(data: bytes, name: name, limits: limits)
+            }
+        } catch {
+            var named = error
+            named.input = name
+            throw named
+        }
+    }
+
+    private init(name: String, data: [UInt8], base: any FrameSource) {
+        self.name = name
+        self.data = data
+        self.base = base
     }
 
     /// Format, canvas, frame table and loop count.

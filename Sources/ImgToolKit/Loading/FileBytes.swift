@@ -12,24 +12,16 @@ enum FileBytes {
     /// The contents of the file at `path`.
     /// - Throws: ``ImgToolError`` naming `path`: `notFound`, `unreadable` or `tooLarge`.
     static func read(_ path: String, maxBytes: Int = maxBytes) throws(ImgToolError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw ImgToolError(.notFound, "no such file", input: path) }
-            throw ImgToolError(errorCode(forErrno: code), "cannot open", input: path, cause: systemErrorText(code))
-        }
+        let (fd, declared) = try open(path, maxBytes: maxBytes)
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            throw ImgToolError(.unreadable, "cannot read", input: path, cause: systemErrorText(errno))
-        }
-        if (status.st_mode & S_IFMT) == S_IFDIR {
-            throw ImgToolError(.unreadable, "is a directory, not an image file", input: path)
-        }
-        let declared = Int(status.st_size)
-        if declared > maxBytes {
-            throw ImgToolError(.tooLarge, "file is \(declared) bytes, over the limit of \(maxBytes)", input: path)
-        }
+        return try read(fd, declaredSize: declared, path: path, maxBytes: maxBytes)
+    }
+
+    /// The rest of the file open as `fd`, from its current offset; `declaredSize` (from `fstat`)
+    /// sizes the first read. Errors name `path`.
+    static func read(_ fd: Int32, declaredSize declared: Int, path: String, maxBytes: Int = maxBytes)
+        throws(ImgToolError) -> [UInt8]
+    {
         // Read straight into an array of the declared size, then keep reading in case the
         // file grew (or is a pipe-like file whose size stat does not know).
         var bytes = try [UInt8](unsafeUninitializedCapacity: max(declared, 0)) { (buffer, count) throws(ImgToolError) in
@@ -58,5 +50,51 @@ enum FileBytes {
             }
         }
         return bytes
+    }
+
+    /// Opens the file at `path` for reading and returns its descriptor (which the caller closes)
+    /// and its size as `fstat` gives it.
+    /// - Throws: ``ImgToolError`` naming `path`: `notFound`, `unreadable` (a folder too) or
+    ///   `tooLarge` when the size passes `maxBytes`.
+    static func open(_ path: String, maxBytes: Int = maxBytes) throws(ImgToolError) -> (descriptor: Int32, size: Int) {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw ImgToolError(.notFound, "no such file", input: path) }
+            throw ImgToolError(errorCode(forErrno: code), "cannot open", input: path, cause: systemErrorText(code))
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let code = errno
+            close(fd)
+            throw ImgToolError(.unreadable, "cannot read", input: path, cause: systemErrorText(code))
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw ImgToolError(.unreadable, "is a directory, not an image file", input: path)
+        }
+        let declared = Int(status.st_size)
+        if declared > maxBytes {
+            close(fd)
+            throw ImgToolError(.tooLarge, "file is \(declared) bytes, over the limit of \(maxBytes)", input: path)
+        }
+        return (fd, declared)
+    }
+
+    /// Whether the regular file open as `descriptor` is a still PNG: the PNG signature, then
+    /// chunks up to the first IDAT with no acTL among them (``APNGFile/hasAnimationControl(_:)``
+    /// on the file). Reads only the signature and the chunk headers, with `pread`; never throws:
+    /// anything odd answers `false`, and the caller reads the whole file and reports it.
+    static func isStillPNG(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        var signature = [UInt8](repeating: 0, count: 8)
+        guard pread(descriptor, &signature, 8, 0) == 8, signature == ImageFormat.pngSignature else { return false }
+        var header = [UInt8](repeating: 0, count: 8)
+        let found = APNGFile.firstControlChunk { (offset: Int) -> [UInt8]? in
+            guard pread(descriptor, &header, 8, off_t(offset)) == 8 else { return nil }
+            return header
+        }
+        return found == .idat
     }
 }

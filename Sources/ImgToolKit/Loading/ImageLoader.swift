@@ -174,11 +174,19 @@ public struct ImageLoader: Sendable {
         report(.loading(bytesSoFar: 0, total: nil))
         do throws(ImgToolError) {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
-            let bytes = try await self.bytes(of: input, report: report)
-            report(.loading(bytesSoFar: bytes.count, total: bytes.count))
-            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
-            let image = try await Self.decode(
-                bytes, name: input.name, limits: options.limits, depth: options.depth, probe: workProbe)
+            let image: LoadedImage
+            if case .file(let path) = input.location {
+                // A still PNG file is decoded straight from disk: its bytes are never held whole.
+                image = try await Self.decode(
+                    fileAt: path, name: input.name, maxBytes: options.maxBytes, limits: options.limits,
+                    depth: options.depth, probe: workProbe)
+            } else {
+                let bytes = try await self.bytes(of: input, report: report)
+                report(.loading(bytesSoFar: bytes.count, total: bytes.count))
+                if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
+                image = try await Self.decode(
+                    bytes, name: input.name, limits: options.limits, depth: options.depth, probe: workProbe)
+            }
             report(.loaded(image.info))
             return .success(image)
         } catch {
@@ -233,7 +241,24 @@ public struct ImageLoader: Sendable {
         probe: (@Sendable (String, String) -> Void)? = nil
     ) async throws(ImgToolError) -> LoadedImage {
         defer { probe?("decode", name) }
-        let source = try ImageSource(data: bytes, name: name, limits: limits)
+        return try firstFrame(of: ImageSource(data: bytes, name: name, limits: limits), name: name, depth: depth)
+    }
+
+    /// Opens and decodes the file at `path` on the global concurrent executor; errors name `name`.
+    @concurrent
+    static func decode(
+        fileAt path: String, name: String, maxBytes: Int, limits: DecodingLimits, depth: SampleDepth?,
+        probe: (@Sendable (String, String) -> Void)? = nil
+    ) async throws(ImgToolError) -> LoadedImage {
+        defer { probe?("decode", name) }
+        let source = try ImageSource(contentsOf: path, name: name, maxBytes: maxBytes, limits: limits)
+        return try firstFrame(of: source, name: name, depth: depth)
+    }
+
+    /// Decodes the first frame; an animation keeps its source for later frames.
+    private static func firstFrame(of source: ImageSource, name: String, depth: SampleDepth?) throws(ImgToolError)
+        -> LoadedImage
+    {
         let reader = try source.makeFrameReader(depth: depth)
         guard let first = try reader.nextFrame() else {
             throw ImgToolError(.corrupt, "the image has no frames", input: name)

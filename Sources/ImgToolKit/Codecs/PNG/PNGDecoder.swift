@@ -54,19 +54,46 @@ public struct PNGDecoder: Sendable {
         try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
             let reader = try Reader(bytes: bytes, limits: limits)
             defer { reader.close() }
-            let header = try reader.readHeader()
-            try limits.checkPixels(width: header.width, height: header.height)
-            let outputDepth = depth ?? (header.bitDepth == 16 ? .sixteen : .eight)
-            try reader.start(sixteenBit: outputDepth == .sixteen, width: header.width)
-            var image = try PixelBuffer(width: header.width, height: header.height, depth: outputDepth) {
-                (raw: UnsafeMutableRawBufferPointer) throws(ImgToolError) in
-                try reader.readPixels(into: raw, header: header)
-            }
-            try reader.finish()
-            image.metadata = ImageMetadata(
-                format: .png, bitDepth: header.bitDepth, colorType: header.colorType, color: header.color)
-            return image
+            return try decode(with: reader, depth: depth).image
         }
+    }
+
+    /// Reads the header from the open file `descriptor`, from its current offset.
+    /// - Throws: as ``header(of:)``.
+    func header(ofFile descriptor: Int32) throws(ImgToolError) -> Header {
+        let reader = try Reader(fileDescriptor: descriptor, limits: limits)
+        defer { reader.close() }
+        return try reader.readHeader()
+    }
+
+    /// Decodes the PNG file open as `descriptor`, from its current offset, reading it as libpng
+    /// asks for bytes: only the pixels are held in memory, never the file.
+    /// - Returns: the pixels and the header they were decoded with.
+    /// - Throws: as ``decode(_:depth:)``.
+    func decode(fileDescriptor descriptor: Int32, depth: SampleDepth?) throws(ImgToolError) -> (
+        image: PixelBuffer, header: Header
+    ) {
+        let reader = try Reader(fileDescriptor: descriptor, limits: limits)
+        defer { reader.close() }
+        return try decode(with: reader, depth: depth)
+    }
+
+    /// Header, limits, then pixels: nothing is allocated before the size has been checked.
+    private func decode(with reader: Reader, depth: SampleDepth?) throws(ImgToolError) -> (
+        image: PixelBuffer, header: Header
+    ) {
+        let header = try reader.readHeader()
+        try limits.checkPixels(width: header.width, height: header.height)
+        let outputDepth = depth ?? (header.bitDepth == 16 ? .sixteen : .eight)
+        try reader.start(sixteenBit: outputDepth == .sixteen, width: header.width)
+        var image = try PixelBuffer(width: header.width, height: header.height, depth: outputDepth) {
+            (raw: UnsafeMutableRawBufferPointer) throws(ImgToolError) in
+            try reader.readPixels(into: raw, header: header)
+        }
+        try reader.finish()
+        image.metadata = ImageMetadata(
+            format: .png, bitDepth: header.bitDepth, colorType: header.colorType, color: header.color)
+        return (image, header)
     }
 }
 
@@ -81,6 +108,15 @@ private final class Reader {
         guard let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1),
             let handle = imgtool_png_reader_create(base, bytes.count, side, side, limits.maxChunkBytes)
         else {
+            throw ImgToolError(.tooLarge, "out of memory creating a PNG reader")
+        }
+        self.handle = handle
+    }
+
+    /// A reader over an open file, which the caller closes after ``close()``.
+    init(fileDescriptor: Int32, limits: DecodingLimits) throws(ImgToolError) {
+        let side = UInt32(clamping: min(limits.maxPixels, 0x7fff_ffff))
+        guard let handle = imgtool_png_reader_create_fd(fileDescriptor, side, side, limits.maxChunkBytes) else {
             throw ImgToolError(.tooLarge, "out of memory creating a PNG reader")
         }
         self.handle = handle
