@@ -34,7 +34,7 @@ def ensure_pip(*modules):
 
 
 def build_release():
-    sh(["swift", "build", "-c", "release", "--product", "imgtool"], cwd=ROOT, stdout=subprocess.DEVNULL)
+    sh([os.path.join(ROOT, "scripts/build-release")], cwd=ROOT, stdout=subprocess.DEVNULL)
     return os.path.join(ROOT, ".build/release/imgtool")
 
 
