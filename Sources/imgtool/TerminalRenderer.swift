@@ -66,7 +66,7 @@ struct TerminalRenderer {
                             Escape.color(lower, background: true, into: &out)
                             background = lower
                         }
-                        out += [0xE2, 0x96, 0x80]  // U+2580 UPPER HALF BLOCK
+                        out.append(contentsOf: Escape.upperHalfBlock)
                     }
                     redrawn += 1
                 }
@@ -80,8 +80,15 @@ struct TerminalRenderer {
 /// Terminal escape sequences appended as bytes, without building strings per cell.
 enum Escape {
     /// `ESC [ row ; column H`.
+    /// U+2580 UPPER HALF BLOCK in UTF-8.
+    static let upperHalfBlock: [UInt8] = [0xE2, 0x96, 0x80]
+    /// `ESC [ 38;2;` and `ESC [ 48;2;`, kept as constants: an array literal per cell allocates.
+    private static let foregroundPrefix: [UInt8] = [0x1B, 0x5B, 0x33, 0x38, 0x3B, 0x32, 0x3B]
+    private static let backgroundPrefix: [UInt8] = [0x1B, 0x5B, 0x34, 0x38, 0x3B, 0x32, 0x3B]
+
     static func moveCursor(row: Int, column: Int, into out: inout [UInt8]) {
-        out += [0x1B, 0x5B]
+        out.append(0x1B)
+        out.append(0x5B)
         appendDecimal(row, into: &out)
         out.append(0x3B)
         appendDecimal(column, into: &out)
@@ -90,7 +97,7 @@ enum Escape {
 
     /// `ESC [ 38;2;r;g;b m` (or 48 for the background) for a `0xRRGGBB` colour.
     static func color(_ rgb: UInt32, background: Bool, into out: inout [UInt8]) {
-        out += background ? [0x1B, 0x5B, 0x34, 0x38, 0x3B, 0x32, 0x3B] : [0x1B, 0x5B, 0x33, 0x38, 0x3B, 0x32, 0x3B]
+        out.append(contentsOf: background ? backgroundPrefix : foregroundPrefix)
         appendDecimal(Int(rgb >> 16 & 0xFF), into: &out)
         out.append(0x3B)
         appendDecimal(Int(rgb >> 8 & 0xFF), into: &out)
