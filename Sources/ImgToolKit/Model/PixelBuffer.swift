@@ -50,6 +50,7 @@ public struct PixelBuffer: Sendable, Hashable {
         case .eight:
             samples = .rgba8(
                 [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
                     do throws(Failure) {
                         try fill(UnsafeMutableRawBufferPointer(buffer))
                     } catch {
@@ -61,6 +62,7 @@ public struct PixelBuffer: Sendable, Hashable {
         case .sixteen:
             samples = .rgba16(
                 [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
                     do throws(Failure) {
                         try fill(UnsafeMutableRawBufferPointer(buffer))
                     } catch {

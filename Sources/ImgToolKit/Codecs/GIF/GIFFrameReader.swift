@@ -28,7 +28,12 @@ final class GIFFrameReader: FrameReader {
         self.source = source
         self.depth = depth
         decoder = try GIFDecoder(data: source.data)
-        canvas = [UInt8](repeating: 0, count: source.info.width * source.info.height * 4)
+        let count = source.info.width * source.info.height * 4
+        canvas = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            buffer.initialize(repeating: 0)
+            initialized = count
+        }
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {
