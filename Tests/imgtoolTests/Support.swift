@@ -12,28 +12,13 @@ struct RunResult {
 
 enum Binary {
     /// The built `imgtool`, next to the test bundle in the build folder.
-    static var url: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "imgtool")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/imgtool")
-    }
+    static var url: URL { CLIRunner.executable }
 
     /// Runs `imgtool arguments...` with stdout and stderr captured (so stdout is not a terminal).
     static func run(_ arguments: [String]) throws -> RunResult {
-        let (process, out, err) = try launch(arguments)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try CLIRunner.run(arguments)
     }
-}
 
-extension Binary {
     /// Starts `imgtool arguments...` with stdout and stderr on pipes and stdin from /dev/null,
     /// without waiting for it.
     static func launch(_ arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {

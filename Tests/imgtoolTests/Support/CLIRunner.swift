@@ -3,11 +3,7 @@ import ImgToolKit
 
 /// Runs the built `imgtool` binary and captures what it prints.
 struct CLIRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = RunResult
 
     /// The `imgtool` executable next to the test bundle (SwiftPM builds it because this test
     /// target depends on it).
