@@ -91,9 +91,9 @@ enum FileBytes {
         var signature = [UInt8](repeating: 0, count: 8)
         guard pread(descriptor, &signature, 8, 0) == 8, signature == ImageFormat.pngSignature else { return false }
         var header = [UInt8](repeating: 0, count: 8)
-        let found = APNGFile.firstControlChunk { (offset: Int) -> [UInt8]? in
+        let found = APNGFile.firstControlChunk { offset in
             guard pread(descriptor, &header, 8, off_t(offset)) == 8 else { return nil }
-            return header
+            return (header.bigEndianUInt32(at: 0), header.bigEndianUInt32(at: 4))
         }
         return found == .idat
     }

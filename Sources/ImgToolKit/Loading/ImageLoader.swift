@@ -175,17 +175,17 @@ public struct ImageLoader: Sendable {
         do throws(ImgToolError) {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
             let image: LoadedImage
-            if case .file(let path) = input.location {
+            switch input.location {
+            case .file(let path):
                 // A still PNG file is decoded straight from disk: its bytes are never held whole.
                 image = try await Self.decode(
                     fileAt: path, name: input.name, maxBytes: options.maxBytes, limits: options.limits,
                     depth: options.depth, probe: workProbe)
-            } else {
-                let bytes = try await self.bytes(of: input, report: report)
-                report(.loading(bytesSoFar: bytes.count, total: bytes.count))
-                if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
-                image = try await Self.decode(
-                    bytes, name: input.name, limits: options.limits, depth: options.depth, probe: workProbe)
+            case .standardInput:
+                image = try await decode(received: standardInputBytes(name: input.name), input: input, report: report)
+            case .remote(let url):
+                let bytes = try await fetch(url, name: input.name, report: report)
+                image = try await decode(received: bytes, input: input, report: report)
             }
             report(.loaded(image.info))
             return .success(image)
@@ -196,33 +196,35 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    private func bytes(of input: ImageInput, report: @escaping @Sendable (LoadState) -> Void) async throws(ImgToolError)
-        -> [UInt8]
-    {
-        switch input.location {
-        case .file(let path):
-            do throws(ImgToolError) {
-                return try FileBytes.read(path, maxBytes: options.maxBytes)
-            } catch {
-                var renamed = error
-                renamed.input = input.name
-                throw renamed
-            }
-        case .standardInput:
-            do throws(ImgToolError) {
-                return try FileBytes.read("/dev/stdin", maxBytes: options.maxBytes)
-            } catch {
-                var renamed = error
-                renamed.input = input.name
-                throw renamed
-            }
-        case .remote(let url):
-            let fetcher = self.fetcher
-            let name = input.name
-            return try await coalescer.bytes(for: url.absoluteString) { () async throws(ImgToolError) -> [UInt8] in
-                try await fetcher.fetch(url, name: name) { progress in
-                    report(.loading(bytesSoFar: progress.bytesSoFar, total: progress.total))
-                }
+    /// Decodes bytes read from standard input or fetched, once their count is reported.
+    private func decode(
+        received bytes: [UInt8], input: ImageInput, report: @Sendable (LoadState) -> Void
+    ) async throws(ImgToolError) -> LoadedImage {
+        report(.loading(bytesSoFar: bytes.count, total: bytes.count))
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
+        return try await Self.decode(
+            bytes, name: input.name, limits: options.limits, depth: options.depth, probe: workProbe)
+    }
+
+    /// All of standard input, up to the byte limit; errors name `name` (`-`).
+    private func standardInputBytes(name: String) throws(ImgToolError) -> [UInt8] {
+        do throws(ImgToolError) {
+            return try FileBytes.read("/dev/stdin", maxBytes: options.maxBytes)
+        } catch {
+            var renamed = error
+            renamed.input = name
+            throw renamed
+        }
+    }
+
+    /// The body at `url`, fetched once however many inputs name it, reporting progress.
+    private func fetch(
+        _ url: URL, name: String, report: @escaping @Sendable (LoadState) -> Void
+    ) async throws(ImgToolError) -> [UInt8] {
+        let fetcher = self.fetcher
+        return try await coalescer.bytes(for: url.absoluteString) { () async throws(ImgToolError) -> [UInt8] in
+            try await fetcher.fetch(url, name: name) { progress in
+                report(.loading(bytesSoFar: progress.bytesSoFar, total: progress.total))
             }
         }
     }

@@ -18,28 +18,22 @@ struct APNGFile: Sendable {
     /// This looks only at the chunk headers before the first IDAT and never throws: whatever
     /// is wrong with a file that has no acTL there is for the still-PNG decoder to report.
     static func hasAnimationControl(_ data: [UInt8]) -> Bool {
-        let found = firstControlChunk { (offset: Int) -> ArraySlice<UInt8>? in
-            data.count - offset >= 8 ? data[offset..<offset + 8] : nil
+        let found = firstControlChunk { offset in
+            data.count - offset >= 8 ? (data.bigEndianUInt32(at: offset), data.bigEndianUInt32(at: offset + 4)) : nil
         }
         return found == .actl
     }
 
     /// Walks the chunk headers after the signature and returns the first acTL, IDAT or IEND
     /// type met, or `nil` when the headers end first or a length is impossible.
-    /// - Parameter header: the 8 bytes (length, type) of the chunk at an offset, or `nil` past the end.
-    static func firstControlChunk<Bytes: RandomAccessCollection<UInt8>>(
-        header: (Int) -> Bytes?
-    ) -> PNGChunkType? {
+    /// - Parameter header: the length and type fields of the chunk at an offset, or `nil` past the end.
+    static func firstControlChunk(header: (Int) -> (length: UInt32, type: UInt32)?) -> PNGChunkType? {
         var offset = 8
-        while let bytes = header(offset), bytes.count >= 8 {
-            let field = { (at: Int) in
-                bytes.dropFirst(at).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            }
-            let length = Int(field(0))
-            let type = PNGChunkType(rawValue: field(4))
+        while let (length, rawType) = header(offset) {
+            let type = PNGChunkType(rawValue: rawType)
             if type == .actl || type == .idat || type == .iend { return type }
-            if length > PNGChunk.maxLength { return nil }
-            offset += 12 + length
+            if Int(length) > PNGChunk.maxLength { return nil }
+            offset += 12 + Int(length)
         }
         return nil
     }
