@@ -90,11 +90,15 @@ public struct AnimationScheduler<C: Clock>: Sendable where C.Duration == Duratio
             let duration = plan.effectiveDelay(of: item.info)
             let deadline = offset
             offset += duration
+            // Whether this frame's slot has passed is decided by the time it was received, read
+            // before the next decode starts: that decode takes time (on a test's virtual clock it
+            // can move time at once), and it must not make the frame in hand late.
+            let received = clock.now
             // Decode the next frame while this one waits for its deadline.
             async let upcoming = Self.next(from: producer)
             let slotEnd = start.advanced(by: offset)
             if options.latePolicy == .drop, report.delivered > 0, !item.isLast, duration > .zero,
-                clock.now >= slotEnd
+                received >= slotEnd
             {
                 report.dropped += 1
                 droppedSinceDelivery += 1
