@@ -1,5 +1,6 @@
-import ImgToolKit
 import Testing
+
+@testable import ImgToolKit
 
 /// Colours used by the GIF tests, by the letter that draws them in a picture.
 enum GIFTestColor {
@@ -62,13 +63,40 @@ func expectGIFSamples(
 }
 
 /// Every composited frame of `bytes`, opened as `name`.
-func decodeGIFFrames(_ bytes: [UInt8], name: String = "test.gif", depth: SampleDepth? = nil) throws -> (
-    ImageInfo, [Frame]
-) {
+///
+/// The frames are also decoded with every frame's LZW data decoded by the reader itself and
+/// with two helper threads decoding ahead (``GIFDecodeAhead``); all three must give the same
+/// frames, or fail at the same frame with the same error.
+func decodeGIFFrames(
+    _ bytes: [UInt8], name: String = "test.gif", depth: SampleDepth? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (ImageInfo, [Frame]) {
     let source = try ImageSource(data: bytes, name: name)
     let reader = try source.makeFrameReader(depth: depth)
     var frames: [Frame] = []
-    while let frame = try reader.nextFrame() { frames.append(frame) }
+    var failure: ImgToolError?
+    do throws(ImgToolError) {
+        while let frame = try reader.nextFrame() { frames.append(frame) }
+    } catch {
+        failure = error
+    }
+    if let gif = try? GIFSource(data: bytes, limits: .default) {
+        for helpers in [0, 2] {
+            let other = GIFFrameReader(source: gif, depth: depth ?? .eight, helpers: helpers)
+            var otherFrames: [Frame] = []
+            var otherFailure: ImgToolError?
+            do throws(ImgToolError) {
+                while let frame = try other.nextFrame() { otherFrames.append(frame) }
+            } catch {
+                otherFailure = error
+            }
+            #expect(otherFrames == frames, "\(helpers) helpers: different frames", sourceLocation: sourceLocation)
+            #expect(
+                otherFailure?.code == failure?.code, "\(helpers) helpers: \(String(describing: otherFailure))",
+                sourceLocation: sourceLocation)
+        }
+    }
+    if let failure { throw failure }
     return (source.info, frames)
 }
 

@@ -32,8 +32,6 @@ final class GIFDecoder {
 
     private let input: GIFInput
     private var file: UnsafeMutablePointer<GifFileType>?
-    /// Colour lookup for the current frame: 256 RGBA pixels in memory order R, G, B, A.
-    private let colors: UnsafeMutablePointer<UInt32>
     /// One row of palette indices, as giflib decodes it.
     private var line: UnsafeMutableBufferPointer<UInt8>
 
@@ -42,8 +40,6 @@ final class GIFDecoder {
     /// - Throws: ``ImgToolError`` `truncated` or `corrupt`.
     init(data: [UInt8]) throws(ImgToolError) {
         input = GIFInput(data: data)
-        colors = .allocate(capacity: 256)
-        colors.initialize(repeating: 0, count: 256)
         line = .allocate(capacity: 0)
         var status: Int32 = 0
         let opened = DGifOpen(
@@ -68,7 +64,6 @@ final class GIFDecoder {
 
     deinit {
         close()
-        colors.deallocate()
         line.deallocate()
     }
 
@@ -164,49 +159,63 @@ final class GIFDecoder {
         return probe.foundPixel ?? false
     }
 
-    /// Decodes the image whose header was just read and draws it on `canvas` (RGBA8, `width` x
-    /// `height`), clipped to it: pixels of `transparentIndex` leave the canvas untouched; colours
-    /// come from the local table, else the global one, else opaque black; an index past the end
-    /// of its table is opaque black. Interlaced rows are put in their place. Checks for
-    /// cancellation between bands of rows. The corresponding C function is `DGifGetLine`.
-    func drawImage(
-        _ header: GIFImageHeader, transparentIndex: UInt8?, onto canvas: inout [UInt8], width: Int, height: Int,
-        _ what: @autoclosure () -> String
+    /// Moves the read position to `offset`, the introducer (`0x2C`) of an image that an earlier
+    /// scan found there, so that one frame can be decoded without reading the ones before it.
+    /// giflib keeps no read-ahead between records, so the next call reads from `offset`.
+    func seek(toRecordAt offset: Int) {
+        input.seek(to: offset)
+    }
+
+    /// Decodes the image whose header was just read into `frame`: its palette indices, clipped
+    /// to the `screenWidth` x `screenHeight` logical screen and put in screen row order
+    /// (interlaced rows land in their place), and its colours (the local table, else the global
+    /// one, else opaque black; entries past the table's end are opaque black).
+    ///
+    /// Every row is decoded, visible or not, so bad LZW data anywhere in the image is an error.
+    /// Calls `shouldStop` between bands of rows and throws `cancelled` when it returns `true`.
+    /// The corresponding C function is `DGifGetLine`.
+    func decodeIndices(
+        _ header: GIFImageHeader, into frame: GIFFrameIndices, screenWidth: Int, screenHeight: Int,
+        shouldStop: () -> Bool, _ what: @autoclosure () -> String
     ) throws(ImgToolError) {
         let file = try handle()
-        let frame = header.region
-        guard frame.width > 0, frame.height > 0 else {
+        let region = header.region
+        let clip = region.clipped(toWidth: screenWidth, height: screenHeight)
+        frame.reset(clip: clip)
+        guard region.width > 0, region.height > 0 else {
             _ = try skipImageData(probing: false, what())
             return
         }
-        loadColors(from: file.pointee.Image.ColorMap ?? file.pointee.SColorMap)
-        if line.count < frame.width {
+        loadColors(from: file.pointee.Image.ColorMap ?? file.pointee.SColorMap, into: frame.colors)
+        if line.count < region.width {
             line.deallocate()
-            line = .allocate(capacity: frame.width)
+            line = .allocate(capacity: region.width)
         }
-        let clip = frame.clipped(toWidth: width, height: height)
         guard let lineBase = line.baseAddress else { return }
-        let colors = UnsafePointer(self.colors)
-        try canvas.withUnsafeMutableBufferPointer {
-            (pixels: inout UnsafeMutableBufferPointer<UInt8>) throws(ImgToolError) in
-            let canvasBase = pixels.baseAddress
-            var decoded = 0
-            for pass in header.isInterlaced ? Self.interlacePasses : Self.progressivePass {
-                var row = pass.start
-                while row < frame.height {
-                    try check(DGifGetLine(file, lineBase, Int32(frame.width)), what())
-                    let y = frame.y + row
-                    if let canvasBase, clip.width > 0, y >= clip.y, y < clip.y + clip.height {
-                        let source = lineBase + (clip.x - frame.x)
-                        let target = UnsafeMutableRawPointer(canvasBase + (y * width + clip.x) * 4)
-                        Self.blit(source, to: target, count: clip.width, colors: colors, transparent: transparentIndex)
+        // Rows as wide as the clip go straight to their place; others through `line`.
+        let direct = clip.width == region.width
+        let width = Int32(region.width)
+        var decoded = 0
+        for pass in header.isInterlaced ? Self.interlacePasses : Self.progressivePass {
+            var row = pass.start
+            while row < region.height {
+                let y = region.y + row
+                if clip.width > 0, y >= clip.y, y < clip.y + clip.height {
+                    let target = frame.indices + (y - clip.y) * clip.width
+                    if direct {
+                        try check(DGifGetLine(file, target, width), what())
+                    } else {
+                        try check(DGifGetLine(file, lineBase, width), what())
+                        target.update(from: lineBase + (clip.x - region.x), count: clip.width)
                     }
-                    decoded += 1
-                    if decoded & 127 == 0 && Task.isCancelled {
-                        throw ImgToolError(.cancelled, "cancelled while decoding \(what())")
-                    }
-                    row += pass.step
+                } else {
+                    try check(DGifGetLine(file, lineBase, width), what())
                 }
+                decoded += 1
+                if decoded & 63 == 0 && shouldStop() {
+                    throw ImgToolError(.cancelled, "cancelled while decoding \(what())")
+                }
+                row += pass.step
             }
         }
     }
@@ -216,28 +225,9 @@ final class GIFDecoder {
     private static let progressivePass: [(start: Int, step: Int)] = [(0, 1)]
     private static let interlacePasses: [(start: Int, step: Int)] = [(0, 8), (4, 8), (2, 4), (1, 2)]
 
-    /// Writes `count` palette indices as RGBA pixels, skipping the transparent index.
-    @inline(__always)
-    private static func blit(
-        _ source: UnsafePointer<UInt8>, to target: UnsafeMutableRawPointer, count: Int, colors: UnsafePointer<UInt32>,
-        transparent: UInt8?
-    ) {
-        if let transparent {
-            for i in 0..<count {
-                let index = source[i]
-                if index != transparent {
-                    target.storeBytes(of: colors[Int(index)], toByteOffset: i &* 4, as: UInt32.self)
-                }
-            }
-        } else {
-            for i in 0..<count {
-                target.storeBytes(of: colors[Int(source[i])], toByteOffset: i &* 4, as: UInt32.self)
-            }
-        }
-    }
-
     /// Fills the 256-entry lookup with `map`'s colours (opaque), the rest with opaque black.
-    private func loadColors(from map: UnsafeMutablePointer<ColorMapObject>?) {
+    private func loadColors(from map: UnsafeMutablePointer<ColorMapObject>?, into colors: UnsafeMutablePointer<UInt32>)
+    {
         let black = UInt32(0xFF00_0000).littleEndian
         colors.update(repeating: black, count: 256)
         guard let map, let entries = map.pointee.Colors else { return }
@@ -295,6 +285,12 @@ private final class GIFInput {
     var count: Int { data.count }
 
     func byte(at index: Int) -> UInt8 { data[index] }
+
+    /// Reads from `position` next (clamped to the data).
+    func seek(to position: Int) {
+        offset = min(max(position, 0), data.count)
+        hitEnd = false
+    }
 
     /// Copies up to `count` bytes to `destination`; returns how many it copied.
     func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {

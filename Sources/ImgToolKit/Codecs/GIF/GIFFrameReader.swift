@@ -1,78 +1,73 @@
 /// Decodes and composites the frames of a ``GIFSource`` in order, as browsers show them.
 ///
-/// The canvas has the size of the logical screen and starts fully transparent. Each frame is
-/// decoded by giflib straight onto it, clipped to the screen; the transparent index leaves the
-/// canvas pixel untouched. After a frame is shown its disposal applies to its (clipped)
-/// rectangle: `none` keeps it, `background` clears it to transparent (the background colour is
-/// ignored, as in Firefox, Chromium and ImageIO), `previous` puts back what was there before the
-/// frame (transparent when nothing was).
+/// The canvas has the size of the logical screen and starts fully transparent. Each frame's
+/// palette indices are decoded by giflib (``GIFDecodeAhead``, which decodes the next frames on
+/// the other cores while this one is drawn) and drawn onto the canvas, clipped to the screen;
+/// the transparent index leaves the canvas pixel untouched. After a frame is shown its disposal
+/// applies to its (clipped) rectangle: `none` keeps it, `background` clears it to transparent
+/// (the background colour is ignored, as in Firefox, Chromium and ImageIO), `previous` puts
+/// back what was there before the frame (transparent when nothing was).
 ///
-/// Memory is one canvas plus one saved rectangle, whatever the frame count. A one-shot object
-/// used inside one task and never shared; the frames it returns are `Sendable` values.
+/// Memory is one canvas, one saved rectangle and a few screen-sized index buffers, whatever the
+/// frame count. A one-shot object used inside one task and never shared; the frames it returns
+/// are `Sendable` values. Releasing it stops its helper threads.
 final class GIFFrameReader: FrameReader {
     private let source: GIFSource
     private let depth: SampleDepth
-    private var decoder: GIFDecoder?
+    private let decoding: GIFDecodeAhead
     private var canvas: [UInt8]
     /// The rectangle to restore after a `previous` frame, row by row.
     private var saved: [UInt8] = []
     /// What to do to the canvas before the next frame is drawn.
     private var pendingDisposal: (disposal: FrameDisposal, region: FrameRegion)?
     private var nextIndex = 0
-    /// The first error; the giflib session cannot go on after it, so it is thrown again.
+    /// The first error; frames after it are never shown, so it is thrown again.
     private var failure: ImgToolError?
 
-    /// Opens a giflib session over the source's data.
-    /// - Parameter depth: the output depth; GIF samples are 8-bit, 16-bit output widens them (x 257).
-    init(source: GIFSource, depth: SampleDepth) throws(ImgToolError) {
+    /// Prepares to composite the source's frames.
+    /// - Parameters:
+    ///   - depth: the output depth; GIF samples are 8-bit, 16-bit output widens them (x 257).
+    ///   - helpers: threads that decode ahead; `nil` picks ``GIFDecodeAhead/helpers(for:)``.
+    init(source: GIFSource, depth: SampleDepth, helpers: Int? = nil) {
         self.source = source
         self.depth = depth
-        decoder = try GIFDecoder(data: source.data)
         let count = source.info.width * source.info.height * 4
         canvas = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             buffer.initialize(repeating: 0)
             initialized = count
         }
+        decoding = GIFDecodeAhead(source: source, helpers: helpers ?? GIFDecodeAhead.helpers(for: source))
+    }
+
+    deinit {
+        decoding.stop()
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {
         if let failure { throw failure }
-        guard nextIndex < source.frames.count, let decoder else {
-            decoder?.close()
-            decoder = nil
+        guard nextIndex < source.frames.count else {
+            decoding.stop()
             return nil
         }
         do throws(ImgToolError) {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before GIF frame \(nextIndex)") }
-            let frame = try compose(source.frames[nextIndex], with: decoder)
+            let frame = try compose(source.frames[nextIndex])
             nextIndex += 1
-            if nextIndex == source.frames.count {
-                decoder.close()
-                self.decoder = nil
-            }
+            if nextIndex == source.frames.count { decoding.stop() }
             return frame
         } catch {
             failure = error
-            decoder.close()
-            self.decoder = nil
+            decoding.stop()
             throw error
         }
     }
 
-    private func compose(_ frame: GIFSource.Frame, with decoder: GIFDecoder) throws(ImgToolError) -> Frame {
-        let index = frame.info.index
+    private func compose(_ frame: GIFSource.Frame) throws(ImgToolError) -> Frame {
         let width = source.info.width
         let height = source.info.height
-        while try decoder.nextRecord("the record before frame \(index)") != .image {
-            _ = try decoder.readExtension(keepingBlocks: 0, "an extension before frame \(index)")
-        }
-        let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
-        guard header.region == frame.info.region else {
-            throw ImgToolError(
-                .corrupt,
-                "corrupt GIF: frame \(index) reads as \(header.region), not \(frame.info.region) as first parsed")
-        }
+        let indices = try decoding.indices(of: frame.info.index, isCancelled: { Task.isCancelled })
+        defer { decoding.recycle(indices) }
 
         if let pending = pendingDisposal {
             switch pending.disposal {
@@ -84,10 +79,7 @@ final class GIFFrameReader: FrameReader {
         let clip = frame.info.region.clipped(toWidth: width, height: height)
         if frame.info.disposal == .previous { save(clip) }
         pendingDisposal = (frame.info.disposal, clip)
-
-        try decoder.drawImage(
-            header, transparentIndex: frame.transparentIndex, onto: &canvas, width: width, height: height,
-            "frame \(index)'s image data")
+        indices.draw(onto: &canvas, width: width, transparentIndex: frame.transparentIndex)
 
         var image = PixelBuffer(width: width, height: height, rgba8: canvas)
         if depth == .sixteen { image = image.converted(to: .sixteen) }

@@ -19,6 +19,9 @@ struct GIFSource: FrameSource {
         /// Whether the frame has a colour table (local or global); without one it is drawn in
         /// opaque black.
         var hasColorTable: Bool
+        /// Where the frame's image descriptor starts (its `0x2C` introducer), in bytes from the
+        /// start of the file: each frame's LZW data can be decoded on its own from there.
+        var offset: Int
     }
 
     let info: ImageInfo
@@ -60,6 +63,7 @@ struct GIFSource: FrameSource {
                     }
                 case .image:
                     let index = frames.count
+                    let offset = decoder.offset - 1
                     let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
                     let region = header.region
                     try limits.checkPixels(
@@ -77,7 +81,8 @@ struct GIFSource: FrameSource {
                     frames.append(
                         Frame(
                             info: info, transparentIndex: control?.transparentIndex, isInterlaced: header.isInterlaced,
-                            hasColorTable: header.localColorCount > 0 || decoder.globalColorCount > 0))
+                            hasColorTable: header.localColorCount > 0 || decoder.globalColorCount > 0,
+                            offset: offset))
                     control = nil
                 }
             }
@@ -101,7 +106,7 @@ struct GIFSource: FrameSource {
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        try GIFFrameReader(source: self, depth: depth ?? .eight)
+        GIFFrameReader(source: self, depth: depth ?? .eight)
     }
 
     /// Warnings for what the decoder tolerates: frames reaching past the screen (clipped) and
