@@ -1,4 +1,6 @@
-import ImgToolKit
+import Testing
+
+@testable import ImgToolKit
 
 /// Builds APNG files byte by byte, so that each test shows the chunks it feeds the decoder.
 ///
@@ -356,13 +358,39 @@ enum APNGPixels {
 
 extension APNGBuilder {
     /// Opens `bytes` as `anim.png` and decodes every frame.
-    static func decodeAll(_ bytes: [UInt8], depth: SampleDepth? = .eight, limits: DecodingLimits = .default)
-        throws(ImgToolError) -> (info: ImageInfo, frames: [PixelBuffer])
-    {
+    ///
+    /// An animated file is also decoded with the reader decoding every frame itself and with two
+    /// helper threads decoding ahead (``DecodeAhead``); both must give the same frames, or fail
+    /// with the same error.
+    static func decodeAll(
+        _ bytes: [UInt8], depth: SampleDepth? = .eight, limits: DecodingLimits = .default,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws(ImgToolError) -> (info: ImageInfo, frames: [PixelBuffer]) {
         let source = try ImageSource(data: bytes, name: "anim.png", limits: limits)
-        let reader = try source.makeFrameReader(depth: depth)
-        var frames: [PixelBuffer] = []
-        while let frame = try reader.nextFrame() { frames.append(frame.image) }
+        let (frames, failure) = collect(try source.makeFrameReader(depth: depth))
+        if let animated = try? APNGSource(data: bytes, limits: limits) {
+            for helpers in [0, 2] {
+                let reader = APNGFrameReader(
+                    source: animated, depth: animated.outputDepth(for: depth), helpers: helpers)
+                let (other, otherFailure) = collect(reader)
+                #expect(other == frames, "\(helpers) helpers: different frames", sourceLocation: sourceLocation)
+                #expect(
+                    otherFailure?.code == failure?.code, "\(helpers) helpers: \(String(describing: otherFailure))",
+                    sourceLocation: sourceLocation)
+            }
+        }
+        if let failure { throw failure }
         return (source.info, frames)
+    }
+
+    /// Every frame a reader gives, and the error that stopped it, if any.
+    private static func collect(_ reader: any FrameReader) -> ([PixelBuffer], ImgToolError?) {
+        var frames: [PixelBuffer] = []
+        do throws(ImgToolError) {
+            while let frame = try reader.nextFrame() { frames.append(frame.image) }
+        } catch {
+            return (frames, error)
+        }
+        return (frames, nil)
     }
 }

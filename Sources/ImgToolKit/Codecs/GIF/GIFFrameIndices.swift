@@ -3,11 +3,11 @@
 ///
 /// LZW decoding is most of the cost of a GIF, and each frame's LZW data is independent of the
 /// others; composition is not (transparency and disposal depend on the canvas). So frames are
-/// decoded into these buffers, possibly on another thread (``GIFDecodeAhead``), and drawn onto
-/// the canvas in order by ``GIFFrameReader``. A buffer is reused from frame to frame; it only
-/// grows, and never past the logical screen's area.
+/// decoded into these buffers, possibly on another thread (``DecodeAhead``), and drawn onto the
+/// canvas in order by ``GIFFrameReader``. A buffer is reused from frame to frame; it only grows,
+/// and never past the logical screen's area.
 ///
-/// `@unchecked Sendable`: a buffer has one owner at a time. ``GIFDecodeAhead`` hands it from the
+/// `@unchecked Sendable`: a buffer has one owner at a time. ``DecodeAhead`` hands it from the
 /// thread that decodes into it to the reader that draws it under its mutex, and nobody touches a
 /// buffer while it sits in the pipeline's tables.
 final class GIFFrameIndices: @unchecked Sendable {
@@ -28,6 +28,29 @@ final class GIFFrameIndices: @unchecked Sendable {
     deinit {
         indices.deallocate()
         colors.deallocate()
+    }
+
+    /// Decodes `frame` of `source` into this buffer, in a giflib session of its own positioned at
+    /// the frame's image descriptor, after checking that the descriptor still reads as it did
+    /// when the file was parsed.
+    /// - Throws: ``ImgToolError`` `corrupt`, or `cancelled` once `shouldStop` returns `true`.
+    func decode(_ frame: GIFSource.Frame, of source: GIFSource, shouldStop: () -> Bool) throws(ImgToolError) {
+        let index = frame.info.index
+        let decoder = try GIFDecoder(data: source.data)
+        defer { decoder.close() }
+        decoder.seek(toRecordAt: frame.offset)
+        guard try decoder.nextRecord("frame \(index)'s image descriptor") == .image else {
+            throw ImgToolError(.corrupt, "corrupt GIF: frame \(index) is no longer at byte \(frame.offset)")
+        }
+        let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
+        guard header.region == frame.info.region else {
+            throw ImgToolError(
+                .corrupt,
+                "corrupt GIF: frame \(index) reads as \(header.region), not \(frame.info.region) as first parsed")
+        }
+        try decoder.decodeIndices(
+            header, into: self, screenWidth: source.info.width, screenHeight: source.info.height,
+            shouldStop: shouldStop, "frame \(index)'s image data")
     }
 
     /// Makes room for `clip`'s indices; the previous contents are lost.

@@ -1,8 +1,8 @@
 /// Decodes and composites the frames of a ``GIFSource`` in order, as browsers show them.
 ///
 /// The canvas has the size of the logical screen and starts fully transparent. Each frame's
-/// palette indices are decoded by giflib (``GIFDecodeAhead``, which decodes the next frames on
-/// the other cores while this one is drawn) and drawn onto the canvas, clipped to the screen;
+/// palette indices are decoded by giflib (through ``DecodeAhead``, which decodes the next frames
+/// on the other cores while this one is drawn) and drawn onto the canvas, clipped to the screen;
 /// the transparent index leaves the canvas pixel untouched. After a frame is shown its disposal
 /// applies to its (clipped) rectangle: `none` keeps it, `background` clears it to transparent
 /// (the background colour is ignored, as in Firefox, Chromium and ImageIO), `previous` puts
@@ -14,7 +14,7 @@
 final class GIFFrameReader: FrameReader {
     private let source: GIFSource
     private let depth: SampleDepth
-    private let decoding: GIFDecodeAhead
+    private let decoding: DecodeAhead<GIFFrameIndices>
     private var canvas: [UInt8]
     /// The rectangle to restore after a `previous` frame, row by row.
     private var saved: [UInt8] = []
@@ -27,7 +27,7 @@ final class GIFFrameReader: FrameReader {
     /// Prepares to composite the source's frames.
     /// - Parameters:
     ///   - depth: the output depth; GIF samples are 8-bit, 16-bit output widens them (x 257).
-    ///   - helpers: threads that decode ahead; `nil` picks ``GIFDecodeAhead/helpers(for:)``.
+    ///   - helpers: threads that decode ahead; `nil` picks ``DecodeAhead/helpers(frameCount:pixels:)``.
     init(source: GIFSource, depth: SampleDepth, helpers: Int? = nil) {
         self.source = source
         self.depth = depth
@@ -37,7 +37,15 @@ final class GIFFrameReader: FrameReader {
             buffer.initialize(repeating: 0)
             initialized = count
         }
-        decoding = GIFDecodeAhead(source: source, helpers: helpers ?? GIFDecodeAhead.helpers(for: source))
+        let pixels = source.frames.reduce(0) { $0 + $1.info.region.width * $1.info.region.height }
+        decoding = DecodeAhead(
+            frameCount: source.frames.count,
+            helpers: helpers ?? DecodeAhead<GIFFrameIndices>.helpers(frameCount: source.frames.count, pixels: pixels)
+        ) { index, spare, shouldStop throws(ImgToolError) in
+            let indices = spare ?? GIFFrameIndices()
+            try indices.decode(source.frames[index], of: source, shouldStop: shouldStop)
+            return indices
+        }
     }
 
     deinit {
@@ -66,7 +74,7 @@ final class GIFFrameReader: FrameReader {
     private func compose(_ frame: GIFSource.Frame) throws(ImgToolError) -> Frame {
         let width = source.info.width
         let height = source.info.height
-        let indices = try decoding.indices(of: frame.info.index, isCancelled: { Task.isCancelled })
+        let indices = try decoding.decoded(frame.info.index, isCancelled: { Task.isCancelled })
         defer { decoding.recycle(indices) }
 
         if let pending = pendingDisposal {

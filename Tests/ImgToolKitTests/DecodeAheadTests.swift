@@ -1,13 +1,12 @@
 import Foundation
-
 import Testing
 
 @testable import ImgToolKit
 
-/// Decoding GIF frames ahead on helper threads must change nothing but the speed: the same
-/// frames in the same order, the same errors at the same frame, and helpers that end.
-@Suite("GIF decode-ahead")
-struct GIFDecodeAheadTests {
+/// Decoding frames ahead on helper threads must change nothing but the speed: the same frames
+/// in the same order, the same errors at the same frame, and helpers that end.
+@Suite("Decode-ahead")
+struct DecodeAheadTests {
     /// A 24x16 animation of `count` frames that exercises everything composition depends on:
     /// regions of every size (some reaching past the screen), interlacing, local palettes,
     /// transparency and every disposal.
@@ -69,16 +68,57 @@ struct GIFDecodeAheadTests {
         }
     }
 
+    /// A pipeline over `count` fake frames whose decode records which thread decoded what.
+    static func countingPipeline(frames count: Int, helpers: Int, failing: Int? = nil) -> DecodeAhead<Int> {
+        DecodeAhead(frameCount: count, helpers: helpers) { index, _, shouldStop throws(ImgToolError) in
+            if shouldStop() { throw ImgToolError(.cancelled, "stopped") }
+            if index == failing { throw ImgToolError(.corrupt, "frame \(index) is broken") }
+            return index * 10
+        }
+    }
+
+    @Test("frames come out in order, each once, whoever decoded them", arguments: [0, 1, 2, 3])
+    func order(helpers: Int) throws {
+        for _ in 0..<50 {
+            let pipeline = Self.countingPipeline(frames: 64, helpers: helpers)
+            for index in 0..<64 {
+                let value = try pipeline.decoded(index, isCancelled: { false })
+                #expect(value == index * 10)
+                pipeline.recycle(value)
+            }
+            pipeline.stop()
+        }
+    }
+
+    @Test("a failed frame: the frames before it, then its error for it and every later frame", arguments: [0, 1, 2])
+    func failure(helpers: Int) throws {
+        let pipeline = Self.countingPipeline(frames: 20, helpers: helpers, failing: 7)
+        defer { pipeline.stop() }
+        for index in 0..<7 { #expect(try pipeline.decoded(index, isCancelled: { false }) == index * 10) }
+        for _ in 0..<2 {
+            let error = try #require(throws: ImgToolError.self) { try pipeline.decoded(7, isCancelled: { false }) }
+            #expect(error.message == "frame 7 is broken")
+        }
+    }
+
+    @Test("frames asked for out of order are refused, not waited for")
+    func outOfOrder() throws {
+        let pipeline = Self.countingPipeline(frames: 10, helpers: 1)
+        defer { pipeline.stop() }
+        _ = try pipeline.decoded(0, isCancelled: { false })
+        let again = try #require(throws: ImgToolError.self) { try pipeline.decoded(0, isCancelled: { false }) }
+        #expect(again.code == .invalidArgument)
+        let skipped = try #require(throws: ImgToolError.self) { try pipeline.decoded(5, isCancelled: { false }) }
+        #expect(skipped.code == .invalidArgument)
+    }
+
     @Test("stop() ends the helpers mid-animation, and nothing is decoded after it")
     func stopping() throws {
-        let source = try GIFSource(data: Self.busyAnimation(frames: 30), limits: .default)
-        let pipeline = GIFDecodeAhead(source: source, helpers: 2)
-        let first = try pipeline.indices(of: 0, isCancelled: { false })
-        #expect(first.clip == source.frames[0].info.region.clipped(toWidth: 24, height: 16))
-        pipeline.recycle(first)
+        let pipeline = Self.countingPipeline(frames: 30, helpers: 2)
+        #expect(try pipeline.decoded(0, isCancelled: { false }) == 0)
         pipeline.stop()  // returns only once both helpers have returned
         pipeline.stop()
-        let error = try #require(throws: ImgToolError.self) { try pipeline.indices(of: 1, isCancelled: { false }) }
+        let error = try #require(throws: ImgToolError.self) { try pipeline.decoded(1, isCancelled: { false }) }
         #expect(error.code == .cancelled)
     }
 
@@ -114,17 +154,38 @@ struct GIFDecodeAheadTests {
     }
 
     @Test("helpers only for animations with enough pixels to pay for a thread")
-    func helperPolicy() throws {
-        let still = try GIFSource(data: Self.busyAnimation(frames: 1), limits: .default)
-        #expect(GIFDecodeAhead.helpers(for: still) == 0)
-        let small = try GIFSource(data: Self.busyAnimation(frames: 40), limits: .default)
-        #expect(GIFDecodeAhead.helpers(for: small) == 0)
-        var gif = GIFBuilder(width: 512, height: 256, globalColors: gifTestPalette)
-        for index in 0..<3 {
-            gif.image(width: 512, height: 256, indices: [UInt8](repeating: UInt8(index), count: 512 * 256))
-        }
-        let large = try GIFSource(data: gif.build(), limits: .default)
+    func helperPolicy() {
+        #expect(DecodeAhead<Int>.helpers(frameCount: 1, pixels: 1 << 30) == 0)
+        #expect(DecodeAhead<Int>.helpers(frameCount: 40, pixels: 40 * 24 * 16) == 0)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        #expect(GIFDecodeAhead.helpers(for: large) == min(cores - 1, 3))
+        #expect(DecodeAhead<Int>.helpers(frameCount: 3, pixels: 3 * 512 * 256) == min(cores - 1, 3))
+    }
+
+    @Test("APNG: one or two helpers give exactly the frames of a serial decode", arguments: [1, 2])
+    func apngFrames(helpers: Int) throws {
+        var builder = APNGBuilder(width: 6, height: 5)
+        var random = GIFTestRandom(seed: 3)
+        for index in 0..<24 {
+            // Frame 0 is the default image, so it covers the canvas.
+            let width = index == 0 ? 6 : 1 + Int(random.next() % 6)
+            let height = index == 0 ? 5 : 1 + Int(random.next() % 5)
+            let rows = (0..<height).map { _ in
+                (0..<width).map { _ in (0..<4).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
+            }
+            builder.frames.append(
+                APNGBuilder.Frame(
+                    image: APNGBuilder.image(rows), x: Int(random.next() % UInt64(7 - width)),
+                    y: Int(random.next() % UInt64(6 - height)), dispose: UInt8(index % 3), blend: UInt8(index / 3 % 2)))
+        }
+        let source = try #require(try APNGSource(data: builder.build(), limits: .default))
+        func frames(_ helpers: Int) throws -> [PixelBuffer] {
+            let reader = APNGFrameReader(source: source, depth: .eight, helpers: helpers)
+            var frames: [PixelBuffer] = []
+            while let frame = try reader.nextFrame() { frames.append(frame.image) }
+            return frames
+        }
+        let serial = try frames(0)
+        #expect(serial.count == 24)
+        #expect(try frames(helpers) == serial)
     }
 }
