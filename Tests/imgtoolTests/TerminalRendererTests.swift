@@ -17,6 +17,46 @@ struct TerminalRendererTests {
         #expect(AreaScaler.scale(translucent, toWidth: 1, height: 1).pixels == [0x80_8080])
     }
 
+    @Test(
+        "area averaging matches a direct double-precision box filter within rounding",
+        arguments: [
+            (37, 23, 10, 7), (480, 270, 100, 56), (64, 64, 64, 64), (5, 300, 3, 40), (1920, 1080, 100, 56),
+        ])
+    func areaAverageReference(_ size: (Int, Int, Int, Int)) {
+        let (sourceWidth, sourceHeight, width, height) = size
+        var state: UInt64 = 0x1234_5678
+        let samples = (0..<sourceWidth * sourceHeight * 4).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let scaled = AreaScaler.scale(
+            PixelBuffer(width: sourceWidth, height: sourceHeight, rgba8: samples), toWidth: width, height: height)
+        // Reference: each output pixel is the coverage-weighted mean of premultiplied colour.
+        let xRatio = Double(sourceWidth) / Double(width)
+        let yRatio = Double(sourceHeight) / Double(height)
+        var worst = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                var sum = [0.0, 0.0, 0.0]
+                let (left, right) = (Double(x) * xRatio, Double(x + 1) * xRatio)
+                let (top, bottom) = (Double(y) * yRatio, Double(y + 1) * yRatio)
+                for sy in Int(top)..<min(Int(bottom.rounded(.up)), sourceHeight) {
+                    let cover = min(Double(sy + 1), bottom) - max(Double(sy), top)
+                    for sx in Int(left)..<min(Int(right.rounded(.up)), sourceWidth) {
+                        let weight = cover * (min(Double(sx + 1), right) - max(Double(sx), left)) / (xRatio * yRatio)
+                        let offset = (sy * sourceWidth + sx) * 4
+                        let alpha = Double(samples[offset + 3]) / 255
+                        for channel in 0..<3 { sum[channel] += Double(samples[offset + channel]) * alpha * weight }
+                    }
+                }
+                let pixel = scaled.pixels[y * width + x]
+                let got = [Int(pixel >> 16 & 0xFF), Int(pixel >> 8 & 0xFF), Int(pixel & 0xFF)]
+                for channel in 0..<3 { worst = max(worst, abs(got[channel] - Int(sum[channel].rounded()))) }
+            }
+        }
+        #expect(worst <= 1, "largest difference \(worst)")
+    }
+
     @Test("fitting keeps the aspect ratio")
     func fit() {
         #expect(AreaScaler.fit(width: 480, height: 270, boxWidth: 100, boxHeight: 78) == (100, 56))

@@ -94,8 +94,11 @@ public struct AnimationScheduler<C: Clock>: Sendable where C.Duration == Duratio
             // before the next decode starts: that decode takes time (on a test's virtual clock it
             // can move time at once), and it must not make the frame in hand late.
             let received = clock.now
-            // Decode the next frame while this one waits for its deadline.
-            async let upcoming = Self.next(from: producer)
+            // Decode the next frame while this one waits for its deadline; but frame 0 is shown
+            // first, so that nothing competes with it for the cores (it is what a viewer waits
+            // for, and the slot after it leaves time to decode the next).
+            let prefetch = report.delivered > 0
+            async let upcoming = prefetch ? Self.next(from: producer) : nil
             let slotEnd = start.advanced(by: offset)
             if options.latePolicy == .drop, report.delivered > 0, !item.isLast, duration > .zero,
                 received >= slotEnd
@@ -127,7 +130,8 @@ public struct AnimationScheduler<C: Clock>: Sendable where C.Duration == Duratio
                 }
             }
             do {
-                current = try await upcoming
+                let prefetched = try await upcoming
+                current = prefetch ? prefetched : try await Self.next(from: producer)
             } catch let error as ImgToolError {
                 report.outcome = error.code == .cancelled ? .cancelled : .failed(error)
                 break playback

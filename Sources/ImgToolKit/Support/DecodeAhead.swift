@@ -39,6 +39,8 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private let decode: Decode
     /// How many frames after the wanted one may be claimed.
     private let window: Int
+    /// Helpers wait until the reader has taken this many frames.
+    private let helpersStartAfter: Int
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let changed: UnsafeMutablePointer<pthread_cond_t>
 
@@ -56,9 +58,12 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private var runningHelpers = 0
 
     /// Starts `helpers` threads (0: the reader decodes every frame itself).
-    init(frameCount: Int, helpers: Int, decode: @escaping Decode) {
+    /// - Parameter helpersStartAfter: how many frames the reader takes before helpers start:
+    ///   for a first frame whose decoding uses every core itself.
+    init(frameCount: Int, helpers: Int, helpersStartAfter: Int = 0, decode: @escaping Decode) {
         self.frameCount = frameCount
         self.decode = decode
+        self.helpersStartAfter = helpersStartAfter
         window = helpers + 2
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -87,7 +92,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     /// it saves.
     static func helpers(frameCount: Int, pixels: Int) -> Int {
         guard frameCount > 1, pixels >= 1 << 18 else { return 0 }
-        return max(min(ProcessInfo.processInfo.activeProcessorCount - 1, 3), 0)
+        return max(min(availableProcessors - 1, 3), 0)
     }
 
     /// Decoded frame `index`. Ask for frames in order, each once, from 0; give each value back
@@ -144,7 +149,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private func runHelper() {
         lock()
         while !stopping {
-            if let claimed = claim(after: wanted) {
+            if nextToDeliver >= helpersStartAfter, let claimed = claim(after: wanted) {
                 decodeUnlocked(claimed, shouldStop: { [self] in isStopping })
             } else {
                 pthread_cond_wait(changed, mutex)

@@ -220,6 +220,23 @@ final class GIFDecoder {
         }
     }
 
+    /// Decodes the next `count` pixels of the image whose header was just read, in file order,
+    /// into `target`, and stops there (the rest of the image stays unread). The corresponding C
+    /// function is `DGifGetLine`.
+    func decodePixels(into target: UnsafeMutablePointer<UInt8>, count: Int, _ what: @autoclosure () -> String)
+        throws(ImgToolError)
+    {
+        guard count > 0 else { return }
+        try check(DGifGetLine(try handle(), target, Int32(count)), what())
+    }
+
+    /// Loads the colours of the image whose header was just read into `frame` (see
+    /// ``decodeIndices(_:into:screenWidth:screenHeight:shouldStop:_:)``).
+    func loadColors(into frame: GIFFrameIndices) throws(ImgToolError) {
+        let file = try handle()
+        loadColors(from: file.pointee.Image.ColorMap ?? file.pointee.SColorMap, into: frame.colors)
+    }
+
     // MARK: - Internals
 
     private static let progressivePass: [(start: Int, step: Int)] = [(0, 1)]

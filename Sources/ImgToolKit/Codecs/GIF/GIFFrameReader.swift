@@ -15,6 +15,8 @@ final class GIFFrameReader: FrameReader {
     private let source: GIFSource
     private let depth: SampleDepth
     private let decoding: DecodeAhead<GIFFrameIndices>
+    /// Whether frame 0 is decoded and drawn on two cores before the helpers start.
+    private let splitFirst: Bool
     private var canvas: [UInt8]
     /// The rectangle to restore after a `previous` frame, row by row.
     private var saved: [UInt8] = []
@@ -28,22 +30,46 @@ final class GIFFrameReader: FrameReader {
     /// - Parameters:
     ///   - depth: the output depth; GIF samples are 8-bit, 16-bit output widens them (x 257).
     ///   - helpers: threads that decode ahead; `nil` picks ``DecodeAhead/helpers(frameCount:pixels:)``.
-    init(source: GIFSource, depth: SampleDepth, helpers: Int? = nil) {
+    ///   - minimumSplit: the fewest pixels for which the first frame is decoded in two halves at
+    ///     once (``GIFLZWSplit``); tests lower it.
+    init(
+        source: GIFSource, depth: SampleDepth, helpers: Int? = nil,
+        minimumSplit: Int = GIFFrameIndices.splitThreshold
+    ) {
         self.source = source
         self.depth = depth
         let count = source.info.width * source.info.height * 4
+        // The canvas starts transparent, unless frame 0 paints every pixel of it anyway: it
+        // covers the screen, has no transparent index and is not restored afterwards. Skipping
+        // the clear saves a pass over the canvas before a large first frame can be shown.
+        let paintsEverything =
+            source.frames.first.map {
+                $0.transparentIndex == nil && $0.info.disposal != .previous
+                    && $0.info.region.clipped(toWidth: source.info.width, height: source.info.height)
+                        == FrameRegion(x: 0, y: 0, width: source.info.width, height: source.info.height)
+            } ?? false
         canvas = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-            buffer.initialize(repeating: 0)
+            if !paintsEverything { buffer.initialize(repeating: 0) }
             initialized = count
         }
         let pixels = source.frames.reduce(0) { $0 + $1.info.region.width * $1.info.region.height }
+        let helpers =
+            helpers ?? DecodeAhead<GIFFrameIndices>.helpers(frameCount: source.frames.count, pixels: pixels)
+        // The first frame is what a viewer waits for: when it is large, its LZW data is cut in
+        // two and decoded on two cores, and the helpers start on the next frames only after it.
+        let first = source.frames.first
+        let splitFirst =
+            (helpers > 0 || source.frames.count == 1) && availableProcessors > 1
+            && first.map { $0.info.region.width * $0.info.region.height >= minimumSplit } ?? false
+        self.splitFirst = splitFirst
         decoding = DecodeAhead(
-            frameCount: source.frames.count,
-            helpers: helpers ?? DecodeAhead<GIFFrameIndices>.helpers(frameCount: source.frames.count, pixels: pixels)
+            frameCount: source.frames.count, helpers: helpers, helpersStartAfter: splitFirst ? 1 : 0
         ) { index, spare, shouldStop throws(ImgToolError) in
             let indices = spare ?? GIFFrameIndices()
-            try indices.decode(source.frames[index], of: source, shouldStop: shouldStop)
+            try indices.decode(
+                source.frames[index], of: source, splitting: index == 0 && splitFirst, minimumSplit: minimumSplit,
+                shouldStop: shouldStop)
             return indices
         }
     }
@@ -87,7 +113,9 @@ final class GIFFrameReader: FrameReader {
         let clip = frame.info.region.clipped(toWidth: width, height: height)
         if frame.info.disposal == .previous { save(clip) }
         pendingDisposal = (frame.info.disposal, clip)
-        indices.draw(onto: &canvas, width: width, transparentIndex: frame.transparentIndex)
+        indices.draw(
+            onto: &canvas, width: width, transparentIndex: frame.transparentIndex,
+            inHalves: frame.info.index == 0 && splitFirst)
 
         var image = PixelBuffer(width: width, height: height, rgba8: canvas)
         if depth == .sixteen { image = image.converted(to: .sixteen) }
