@@ -24,8 +24,8 @@ import Foundation
 /// After a frame fails, nothing more is decoded; the frames before it are still delivered, and
 /// asking for the failed frame or any later one throws its error.
 ///
-/// `@unchecked Sendable`: the state below the mutex is only read or written while holding it
-/// (`pthread_mutex_t` and `pthread_cond_t`, which ThreadSanitizer understands; see ``Locked``),
+/// `@unchecked Sendable`: the state below the lock is only read or written while holding it
+/// (a ``ConditionLock``, which ThreadSanitizer understands),
 /// and a decoded value has one owner at a time: the thread decoding it, then the table, then
 /// the reader.
 final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
@@ -41,10 +41,10 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private let window: Int
     /// Helpers wait until the reader has taken this many frames.
     private let helpersStartAfter: Int
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let changed: UnsafeMutablePointer<pthread_cond_t>
+    /// Broadcast on every change of the state below.
+    private let changed = ConditionLock()
 
-    // Guarded by `mutex`.
+    // Guarded by `changed`.
     /// The frame the reader composes next.
     private var wanted = 0
     /// The frame the reader may ask for next.
@@ -65,25 +65,12 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
         self.decode = decode
         self.helpersStartAfter = helpersStartAfter
         window = helpers + 2
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        changed = .allocate(capacity: 1)
-        changed.initialize(to: pthread_cond_t())
-        pthread_cond_init(changed, nil)
         runningHelpers = helpers
         for number in 0..<helpers {
             let thread = Thread { [self] in runHelper() }
             thread.name = "imgtool.decode-\(number)"
             thread.start()
         }
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        changed.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// How many helper threads pay off for an animation on this machine: one fewer than the
@@ -103,25 +90,25 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     func decoded(_ index: Int, isCancelled: () -> Bool) throws(ImgToolError) -> Decoded {
         lock()
         defer { unlock() }
-        guard index == nextToDeliver else {
-            throw ImgToolError(.invalidArgument, "frame \(index) asked for out of order (expected \(nextToDeliver))")
+        guard index == nextToDeliver, index < frameCount else {
+            throw ImgToolError(
+                .invalidArgument, "frame \(index) asked for out of order (expected \(nextToDeliver) of \(frameCount))")
         }
         wanted = index
-        pthread_cond_broadcast(changed)
+        changed.broadcast()
         while true {
             if let value = ready.removeValue(forKey: index) {
                 nextToDeliver += 1
-                pthread_cond_broadcast(changed)  // the window moved: helpers may claim more
+                changed.broadcast()  // the window moved: helpers may claim more
                 return value
             }
             if let failure, index >= failure.index { throw failure.error }
+            // After ``stop()`` nothing is decoded, and what helpers had decoded is gone.
+            if stopping { throw ImgToolError(.cancelled, "decoding stopped before frame \(index)") }
             if let claimed = claim(after: index - 1) {
                 decodeUnlocked(claimed, shouldStop: isCancelled)
-            } else if nextUnclaimed <= index {
-                // Nobody has the frame and nobody may take it: ``stop()`` was called.
-                throw ImgToolError(.cancelled, "decoding stopped before frame \(index)")
             } else {
-                pthread_cond_wait(changed, mutex)
+                changed.wait()  // a helper has the frame
             }
         }
     }
@@ -137,8 +124,8 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     func stop() {
         lock()
         stopping = true
-        pthread_cond_broadcast(changed)
-        while runningHelpers > 0 { pthread_cond_wait(changed, mutex) }
+        changed.broadcast()
+        while runningHelpers > 0 { changed.wait() }
         ready.removeAll()
         spare.removeAll()
         unlock()
@@ -152,16 +139,16 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
             if nextToDeliver >= helpersStartAfter, let claimed = claim(after: wanted) {
                 decodeUnlocked(claimed, shouldStop: { [self] in isStopping })
             } else {
-                pthread_cond_wait(changed, mutex)
+                changed.wait()
             }
         }
         runningHelpers -= 1
-        pthread_cond_broadcast(changed)
+        changed.broadcast()
         unlock()
     }
 
     /// Claims the first unclaimed frame if it is after `floor` and inside the window. Call with
-    /// the mutex held.
+    /// the lock held.
     private func claim(after floor: Int) -> Int? {
         let index = nextUnclaimed
         guard !stopping, failure == nil, index > floor, index < frameCount, index <= wanted + window else {
@@ -171,7 +158,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
         return index
     }
 
-    /// Decodes frame `index` with the mutex released, then files the result. Call with the mutex
+    /// Decodes frame `index` with the lock released, then files the result. Call with the lock
     /// held; it is held again on return.
     private func decodeUnlocked(_ index: Int, shouldStop: () -> Bool) {
         let reuse = spare.popLast()
@@ -189,7 +176,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
         case .failure(let error):
             if failure.map({ index < $0.index }) ?? true { failure = (index, error) }
         }
-        pthread_cond_broadcast(changed)
+        changed.broadcast()
     }
 
     private var isStopping: Bool {
@@ -198,6 +185,6 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
         return stopping
     }
 
-    private func lock() { pthread_mutex_lock(mutex) }
-    private func unlock() { pthread_mutex_unlock(mutex) }
+    private func lock() { changed.lock() }
+    private func unlock() { changed.unlock() }
 }

@@ -19,42 +19,24 @@ func forkJoin<Side: Sendable, Main>(_ side: @escaping @Sendable () -> Side, alon
 
 /// The side's result, handed from its thread to the joining one.
 ///
-/// `@unchecked Sendable`: `value` is only read or written while holding the mutex
-/// (`pthread_mutex_t` and `pthread_cond_t`, which ThreadSanitizer understands; see ``Locked``).
+/// `@unchecked Sendable`: `value` is only read or written while holding the lock.
 private final class JoinSlot<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let filled: UnsafeMutablePointer<pthread_cond_t>
+    private let filled = ConditionLock()
     private var value: Value?
 
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        filled = .allocate(capacity: 1)
-        filled.initialize(to: pthread_cond_t())
-        pthread_cond_init(filled, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(filled)
-        filled.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
     func fill(_ result: Value) {
-        pthread_mutex_lock(mutex)
+        filled.lock()
         value = result
-        pthread_cond_signal(filled)
-        pthread_mutex_unlock(mutex)
+        filled.broadcast()
+        filled.unlock()
     }
 
     func wait() -> Value {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        filled.lock()
+        defer { filled.unlock() }
         while true {
             if let value { return value }
-            pthread_cond_wait(filled, mutex)
+            filled.wait()
         }
     }
 }

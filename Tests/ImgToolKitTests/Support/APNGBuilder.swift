@@ -367,13 +367,16 @@ extension APNGBuilder {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws(ImgToolError) -> (info: ImageInfo, frames: [PixelBuffer]) {
         let source = try ImageSource(data: bytes, name: "anim.png", limits: limits)
-        let (frames, failure) = collect(try source.makeFrameReader(depth: depth))
+        let (all, failure) = readAllFrames(try source.makeFrameReader(depth: depth))
+        let frames = all.map(\.image)
         if let animated = try? APNGSource(data: bytes, limits: limits) {
             for helpers in [0, 2] {
                 let reader = APNGFrameReader(
                     source: animated, depth: animated.outputDepth(for: depth), helpers: helpers)
-                let (other, otherFailure) = collect(reader)
-                #expect(other == frames, "\(helpers) helpers: different frames", sourceLocation: sourceLocation)
+                let (other, otherFailure) = readAllFrames(reader)
+                #expect(
+                    other.map(\.image) == frames, "\(helpers) helpers: different frames", sourceLocation: sourceLocation
+                )
                 #expect(
                     otherFailure?.code == failure?.code, "\(helpers) helpers: \(String(describing: otherFailure))",
                     sourceLocation: sourceLocation)
@@ -381,16 +384,5 @@ extension APNGBuilder {
         }
         if let failure { throw failure }
         return (source.info, frames)
-    }
-
-    /// Every frame a reader gives, and the error that stopped it, if any.
-    private static func collect(_ reader: any FrameReader) -> ([PixelBuffer], ImgToolError?) {
-        var frames: [PixelBuffer] = []
-        do throws(ImgToolError) {
-            while let frame = try reader.nextFrame() { frames.append(frame.image) }
-        } catch {
-            return (frames, error)
-        }
-        return (frames, nil)
     }
 }

@@ -65,31 +65,18 @@ func expectGIFSamples(
 /// Every composited frame of `bytes`, opened as `name`.
 ///
 /// The frames are also decoded with every frame's LZW data decoded by the reader itself and
-/// with two helper threads decoding ahead (``GIFDecodeAhead``); all three must give the same
+/// with two helper threads decoding ahead (``DecodeAhead``); all three must give the same
 /// frames, or fail at the same frame with the same error.
 func decodeGIFFrames(
     _ bytes: [UInt8], name: String = "test.gif", depth: SampleDepth? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (ImageInfo, [Frame]) {
     let source = try ImageSource(data: bytes, name: name)
-    let reader = try source.makeFrameReader(depth: depth)
-    var frames: [Frame] = []
-    var failure: ImgToolError?
-    do throws(ImgToolError) {
-        while let frame = try reader.nextFrame() { frames.append(frame) }
-    } catch {
-        failure = error
-    }
+    let (frames, failure) = readAllFrames(try source.makeFrameReader(depth: depth))
     if let gif = try? GIFSource(data: bytes, limits: .default) {
         for helpers in [0, 2] {
-            let other = GIFFrameReader(source: gif, depth: depth ?? .eight, helpers: helpers)
-            var otherFrames: [Frame] = []
-            var otherFailure: ImgToolError?
-            do throws(ImgToolError) {
-                while let frame = try other.nextFrame() { otherFrames.append(frame) }
-            } catch {
-                otherFailure = error
-            }
+            let (otherFrames, otherFailure) = readAllFrames(
+                GIFFrameReader(source: gif, depth: depth ?? .eight, helpers: helpers))
             #expect(otherFrames == frames, "\(helpers) helpers: different frames", sourceLocation: sourceLocation)
             #expect(
                 otherFailure?.code == failure?.code, "\(helpers) helpers: \(String(describing: otherFailure))",
@@ -107,3 +94,14 @@ func gifIndices(_ rows: [String]) -> [UInt8] {
 
 /// The palette most GIF tests use: 0 red, 1 green, 2 blue, 3 white.
 let gifTestPalette: [GIFBuilder.RGB] = [GIFTestColor.red, GIFTestColor.green, GIFTestColor.blue, GIFTestColor.white]
+
+/// Every frame a reader gives, and the error that stopped it, if any.
+func readAllFrames(_ reader: any FrameReader) -> (frames: [Frame], failure: ImgToolError?) {
+    var frames: [Frame] = []
+    do throws(ImgToolError) {
+        while let frame = try reader.nextFrame() { frames.append(frame) }
+    } catch {
+        return (frames, error)
+    }
+    return (frames, nil)
+}

@@ -186,7 +186,7 @@ final class GIFDecoder {
             _ = try skipImageData(probing: false, what())
             return
         }
-        loadColors(from: file.pointee.Image.ColorMap ?? file.pointee.SColorMap, into: frame.colors)
+        try loadColors(into: frame)
         if line.count < region.width {
             line.deallocate()
             line = .allocate(capacity: region.width)

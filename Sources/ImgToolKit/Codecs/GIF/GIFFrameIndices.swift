@@ -8,7 +8,7 @@
 /// and never past the logical screen's area.
 ///
 /// `@unchecked Sendable`: a buffer has one owner at a time. ``DecodeAhead`` hands it from the
-/// thread that decodes into it to the reader that draws it under its mutex, and nobody touches a
+/// thread that decodes into it to the reader that draws it under its lock, and nobody touches a
 /// buffer while it sits in the pipeline's tables.
 final class GIFFrameIndices: @unchecked Sendable {
     /// The frame's region clipped to the screen; the indices cover exactly this rectangle.
