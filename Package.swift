@@ -33,6 +33,16 @@ let package = Package(
             pkgConfig: "libgif",
             providers: [.apt(["libgif-dev"])]
         ),
+        // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
+        .target(
+            name: "CCurlLoader",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "ImgToolKit",
             dependencies: ["CLibPNG", "CGif"],
@@ -42,13 +52,15 @@ let package = Package(
             name: "imgtool",
             dependencies: [
                 "ImgToolKit",
+                "CCurlLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "conformance",
-            dependencies: ["ImgToolKit"],
+            // CCurlLoader: linked as imgtool is, so scripts/build-release builds both alike.
+            dependencies: ["ImgToolKit", "CCurlLoader"],
             swiftSettings: strictSwift
         ),
         .testTarget(

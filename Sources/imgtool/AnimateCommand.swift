@@ -147,6 +147,7 @@ struct AnimateCommand: AsyncParsableCommand {
             guard let url = URL(string: input) else {
                 throw ImgToolError(.invalidArgument, "not a valid URL", input: input)
             }
+            if !url.isFileURL { try CurlLibrary.load(toFetch: input) }
             return try await AnimationInput.url(url).prepare(limits: limits, fetcher: URLSessionDataFetcher())
         }
         return try ImageSource(contentsOf: input, limits: limits)

@@ -1,3 +1,4 @@
+import Dispatch
 import ImgToolKit
 
 /// An RGB picture made for a terminal: straight RGBA composited over black, one `0xRRGGBB`
@@ -13,7 +14,8 @@ struct ScaledImage: Sendable, Equatable {
 /// fractional coverage), computed on colour premultiplied by alpha, i.e. over black.
 ///
 /// Separable: a horizontal pass per source row, then a vertical pass, so a 480x270 frame to
-/// 100x80 costs about one four-lane multiply-add per source pixel.
+/// 100x80 costs about one four-lane multiply-add per source pixel (a little more where a source
+/// row straddles two output rows).
 enum AreaScaler {
     /// The largest `width` x `height` with the image's aspect ratio (pixels taken as square)
     /// that fits in `boxWidth` x `boxHeight`, at least 1x1.
@@ -50,6 +52,10 @@ enum AreaScaler {
     }
 
     /// `image` scaled to `width` x `height` with area averaging, over black.
+    ///
+    /// Output rows are computed in bands, each from the source rows it covers (a source row
+    /// shared by two output rows is filtered horizontally for both), so nothing larger than an
+    /// output row is kept in between; a large source is split into two bands computed at once.
     static func scale(_ image: PixelBuffer, toWidth width: Int, height: Int) -> ScaledImage {
         let source = image.converted(to: .eight)
         guard let samples = source.rgba8, source.width > 0, source.height > 0, width > 0, height > 0 else {
@@ -57,64 +63,98 @@ enum AreaScaler {
                 width: max(width, 0), height: max(height, 0),
                 pixels: Array(repeating: 0, count: max(width, 0) * max(height, 0)))
         }
-        let sourceWidth = source.width
-        let sourceHeight = source.height
-        let columns = spans(from: sourceWidth, to: width)
-        let rows = spans(from: sourceHeight, to: height)
-        // The column spans flattened: each output column's first source pixel, and where its
-        // weights start in one array (the next column's start ends them).
-        let firsts = columns.map(\.first)
-        let weights = columns.flatMap(\.weights)
-        var weightStarts = [0]
-        for span in columns { weightStarts.append(weightStarts[weightStarts.count - 1] + span.weights.count) }
-        // Horizontal pass: every source row to `width` premultiplied colours (the lanes are R, G,
-        // B and an unused A), one SIMD multiply-add per source pixel.
-        var horizontal = [SIMD4<Float>](repeating: .zero, count: sourceHeight * width)
-        samples.withUnsafeBytes { src in
-            horizontal.withUnsafeMutableBufferPointer { out in
-                weights.withUnsafeBufferPointer { weights in
-                    guard let base = src.baseAddress else { return }
-                    for y in 0..<sourceHeight {
-                        let rowBase = y * sourceWidth * 4
-                        let outBase = y * width
-                        for x in 0..<width {
-                            var sum = SIMD4<Float>.zero
-                            var offset = rowBase + firsts[x] * 4
-                            for w in weightStarts[x]..<weightStarts[x + 1] {
-                                let pixel = SIMD4<Float>(
-                                    base.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt8>.self))
-                                let alpha = pixel[3] * (1 / 255) * weights[w]
-                                sum += pixel * alpha
-                                offset += 4
-                            }
-                            out[outBase + x] = sum
-                        }
-                    }
-                }
-            }
-        }
-        // Vertical pass.
+        let plan = Plan(sourceWidth: source.width, sourceHeight: source.height, width: width, height: height)
+        let bands = source.width * source.height >= Self.parallelThreshold && height >= 2 ? 2 : 1
         var pixels = [UInt32](repeating: 0, count: width * height)
-        horizontal.withUnsafeBufferPointer { rowsIn in
+        samples.withUnsafeBytes { src in
             pixels.withUnsafeMutableBufferPointer { out in
-                var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
-                for (y, span) in rows.enumerated() {
-                    for index in accumulator.indices { accumulator[index] = .zero }
-                    for (step, weight) in span.weights.enumerated() {
-                        let base = (span.first + step) * width
-                        for index in 0..<width {
-                            accumulator[index] += rowsIn[base + index] * weight
-                        }
-                    }
-                    for x in 0..<width {
-                        let r = UInt32(min(max(accumulator[x][0].rounded(), 0), 255))
-                        let g = UInt32(min(max(accumulator[x][1].rounded(), 0), 255))
-                        let b = UInt32(min(max(accumulator[x][2].rounded(), 0), 255))
-                        out[y * width + x] = r << 16 | g << 8 | b
-                    }
+                guard let source = src.baseAddress, let target = out.baseAddress else { return }
+                let rows = RowTarget(source: source, target: target)
+                DispatchQueue.concurrentPerform(iterations: bands) { band in
+                    plan.scale(rows: band * height / bands..<(band + 1) * height / bands, of: rows)
                 }
             }
         }
         return ScaledImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// Sources with at least this many pixels (512 Ki: a 1920x1080 frame, not a 480x270 one) are
+    /// scaled in two bands at once; for smaller ones a second thread costs more than it saves.
+    static let parallelThreshold = 1 << 19
+
+    /// The source and the output of one scale; bands write disjoint rows.
+    private struct RowTarget: @unchecked Sendable {
+        let source: UnsafeRawPointer
+        let target: UnsafeMutablePointer<UInt32>
+    }
+
+    /// The spans of one scale, flattened for the inner loops.
+    private struct Plan: Sendable {
+        let sourceWidth: Int
+        let width: Int
+        let rows: [Span]
+        /// Each output column's first source pixel.
+        let firsts: [Int]
+        /// Every column's weights in one array; column `x`'s are `weightStarts[x]..<weightStarts[x + 1]`.
+        let weights: [Float]
+        let weightStarts: [Int]
+
+        init(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int) {
+            let columns = AreaScaler.spans(from: sourceWidth, to: width)
+            self.sourceWidth = sourceWidth
+            self.width = width
+            rows = AreaScaler.spans(from: sourceHeight, to: height)
+            firsts = columns.map(\.first)
+            weights = columns.flatMap(\.weights)
+            var starts = [0]
+            for span in columns { starts.append(starts[starts.count - 1] + span.weights.count) }
+            weightStarts = starts
+        }
+
+        /// Computes output `rows`: each covered source row filtered horizontally to `width`
+        /// premultiplied colours (lanes R, G, B and an unused A; one SIMD multiply-add per source
+        /// pixel), accumulated with its vertical weight, then rounded to 0xRRGGBB.
+        func scale(rows outputRows: Range<Int>, of image: RowTarget) {
+            var horizontal = [SIMD4<Float>](repeating: .zero, count: width)
+            var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
+            firsts.withUnsafeBufferPointer { firsts in
+                weights.withUnsafeBufferPointer { weights in
+                    weightStarts.withUnsafeBufferPointer { starts in
+                        horizontal.withUnsafeMutableBufferPointer { horizontal in
+                            accumulator.withUnsafeMutableBufferPointer { accumulator in
+                                for y in outputRows {
+                                    let span = rows[y]
+                                    accumulator.update(repeating: .zero)
+                                    for (step, weight) in span.weights.enumerated() {
+                                        let rowBase = (span.first + step) * sourceWidth * 4
+                                        for x in 0..<width {
+                                            var sum = SIMD4<Float>.zero
+                                            var offset = rowBase + firsts[x] * 4
+                                            for w in starts[x]..<starts[x + 1] {
+                                                let pixel = SIMD4<Float>(
+                                                    image.source.loadUnaligned(
+                                                        fromByteOffset: offset, as: SIMD4<UInt8>.self))
+                                                let alpha = pixel[3] * (1 / 255) * weights[w]
+                                                sum += pixel * alpha
+                                                offset += 4
+                                            }
+                                            horizontal[x] = sum
+                                        }
+                                        for x in 0..<width { accumulator[x] += horizontal[x] * weight }
+                                    }
+                                    let out = image.target + y * width
+                                    for x in 0..<width {
+                                        let r = UInt32(min(max(accumulator[x][0].rounded(), 0), 255))
+                                        let g = UInt32(min(max(accumulator[x][1].rounded(), 0), 255))
+                                        let b = UInt32(min(max(accumulator[x][2].rounded(), 0), 255))
+                                        out[x] = r << 16 | g << 8 | b
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -103,6 +103,16 @@ struct MergeCommand: AsyncParsableCommand {
             try OutputTarget.check(destination, against: [backgroundInput] + overlayInputs, force: force)
         }
 
+        let remote = ([backgroundInput] + overlayInputs).contains {
+            if case .file = $0.location { return false }
+            return true
+        }
+        if let firstURL = ([backgroundInput] + overlayInputs).first(where: {
+            if case .remote = $0.location { return true }
+            return false
+        }) {
+            try CurlLibrary.load(toFetch: firstURL.name)
+        }
         let (events, sink) = AsyncStream.makeStream(of: LoadEvent.self)
         let fetcher = URLSessionFetcher(maxBytes: maxBytes, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
         let loader = ImageLoader(
@@ -112,10 +122,6 @@ struct MergeCommand: AsyncParsableCommand {
         let merger = ImageMerger(
             loader: loader,
             placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
-        let remote = ([backgroundInput] + overlayInputs).contains {
-            if case .file = $0.location { return false }
-            return true
-        }
         let line = await MergeProgressLine(
             count: 1 + overlayInputs.count,
             enabled: MergeProgressLine.stderrIsTerminal && (remote || overlayInputs.count >= 2))

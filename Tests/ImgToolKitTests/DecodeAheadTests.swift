@@ -101,6 +101,24 @@ struct DecodeAheadTests {
         }
     }
 
+    @Test("helpers held for the first frame start only when frame 1 is asked for")
+    func helpersWaitForFrameOne() throws {
+        let decodedFrames = Locked<[Int]>([])
+        let pipeline = DecodeAhead<Int>(frameCount: 12, helpers: 2, helpersStartAfter: 1) {
+            index, _, _ throws(ImgToolError) in
+            decodedFrames.withLock { $0.append(index) }
+            return index
+        }
+        defer { pipeline.stop() }
+        #expect(try pipeline.decoded(0, isCancelled: { false }) == 0)
+        // Frame 0 is out, frame 1 not yet asked for: the helpers must leave both cores to frame 0
+        // being drawn and shown. Give them ample time to (wrongly) start.
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(decodedFrames.withLock { $0 } == [0])
+        for index in 1..<12 { #expect(try pipeline.decoded(index, isCancelled: { false }) == index) }
+        #expect(decodedFrames.withLock { $0.sorted() } == Array(0..<12))
+    }
+
     @Test("frames asked for out of order are refused, not waited for")
     func outOfOrder() throws {
         let pipeline = Self.countingPipeline(frames: 10, helpers: 1)

@@ -25,6 +25,7 @@ enum FileBytes {
         // Read straight into an array of the declared size, then keep reading in case the
         // file grew (or is a pipe-like file whose size stat does not know).
         var bytes = try [UInt8](unsafeUninitializedCapacity: max(declared, 0)) { (buffer, count) throws(ImgToolError) in
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             count = 0
             while count < buffer.count {
                 let got = Glibc.read(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)

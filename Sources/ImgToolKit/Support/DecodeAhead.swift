@@ -39,7 +39,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private let decode: Decode
     /// How many frames after the wanted one may be claimed.
     private let window: Int
-    /// Helpers wait until the reader has taken this many frames.
+    /// Helpers wait until the reader asks for this frame.
     private let helpersStartAfter: Int
     /// Broadcast on every change of the state below.
     private let changed = ConditionLock()
@@ -58,8 +58,9 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private var runningHelpers = 0
 
     /// Starts `helpers` threads (0: the reader decodes every frame itself).
-    /// - Parameter helpersStartAfter: how many frames the reader takes before helpers start:
-    ///   for a first frame whose decoding uses every core itself.
+    /// - Parameter helpersStartAfter: the frame whose request starts the helpers: 1 for a first
+    ///   frame that uses every core itself, to be decoded, drawn and shown, before anything else
+    ///   runs (the reader asks for frame 1 only once frame 0 is on its way to the screen).
     init(frameCount: Int, helpers: Int, helpersStartAfter: Int = 0, decode: @escaping Decode) {
         self.frameCount = frameCount
         self.decode = decode
@@ -136,7 +137,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private func runHelper() {
         lock()
         while !stopping {
-            if nextToDeliver >= helpersStartAfter, let claimed = claim(after: wanted) {
+            if wanted >= helpersStartAfter, let claimed = claim(after: wanted) {
                 decodeUnlocked(claimed, shouldStop: { [self] in isStopping })
             } else {
                 changed.wait()

@@ -148,6 +148,13 @@ final class GIFDecoder {
         var codeSize: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
         try check(DGifGetCode(file, &codeSize, &block), what())
+        if !probing, block != nil {
+            // Walk the remaining sub-blocks' length bytes here, without a giflib call and two
+            // reads per 255 bytes, then let giflib read the terminator (or fail at the end).
+            input.seek(to: input.offsetOfBlockTerminator(from: input.offset))
+            try check(DGifGetCodeNext(file, &block), what())
+            if block == nil { return false }
+        }
         var probe = GIFFirstCodeProbe(minimumCodeSize: Int(codeSize))
         while let current = block {
             if probing && probe.foundPixel == nil {
@@ -307,6 +314,20 @@ private final class GIFInput {
     func seek(to position: Int) {
         offset = min(max(position, 0), data.count)
         hitEnd = false
+    }
+
+    /// Where the run of data sub-blocks starting at `position` ends: the offset of its zero
+    /// length byte, or the end of the data when the run is cut short.
+    func offsetOfBlockTerminator(from position: Int) -> Int {
+        data.withUnsafeBufferPointer { bytes in
+            var offset = position
+            while offset < bytes.count {
+                let length = Int(bytes[offset])
+                if length == 0 { return offset }
+                offset += 1 + length
+            }
+            return bytes.count
+        }
     }
 
     /// Copies up to `count` bytes to `destination`; returns how many it copied.
