@@ -3,7 +3,8 @@ import ImgToolKit
 /// Plays an animation in real time without drawing, printing one JSON line per delivered frame.
 ///
 /// SIGINT, SIGTERM and SIGHUP stop playback before the next frame instead of killing the
-/// process, so `--stats` still ends the output and the exit status is 128+N.
+/// process, so `--stats` still ends the output and the exit status is 128+N; they do so even
+/// when the reader of standard output has stopped reading (``Terminal/takeOutput()``).
 enum JSONPlayer {
     /// Plays `source` and prints `{"delay_ms","dropped","index","lateness_ms","loop","t_ms"}` lines.
     @MainActor
@@ -13,7 +14,11 @@ enum JSONPlayer {
         let recorder = StatsRecorder(commandStart: commandStart)
         var signals = SignalTrap()
         signals.install(resizes: false)
-        defer { signals.restore() }
+        Terminal.takeOutput()
+        defer {
+            Terminal.releaseOutput()
+            signals.restore()
+        }
         var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
         await withTaskGroup(of: PlaybackOutcome?.self) { group in
             group.addTask { await play(source: source, options: options, recorder: recorder) }

@@ -14,6 +14,11 @@ let pendingSignal = Atomic<Int32>(0)
 /// Set by the SIGWINCH handler when the terminal was resized; the player re-reads the size.
 let terminalResized = Atomic<Bool>(false)
 
+/// Where ``Terminal/write(_:)-swift.type.method`` writes: while a player is on screen, a
+/// non-blocking descriptor of the terminal on standard output (see ``Terminal/enter()``);
+/// otherwise standard output itself.
+private let outputDescriptor = Atomic<Int32>(STDOUT_FILENO)
+
 /// The controlling terminal of an interactive `imgtool animate`: raw keyboard input, the
 /// alternate screen, a hidden cursor, signal handling, and restoring all of it.
 ///
@@ -66,6 +71,7 @@ struct Terminal {
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
             }
         }
+        Terminal.takeOutput()
         entered = true
         Terminal.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[H")
     }
@@ -76,6 +82,7 @@ struct Terminal {
         if entered {
             Terminal.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
             entered = false
+            Terminal.releaseOutput()
         }
         if var mode = savedMode {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &mode)
@@ -98,27 +105,72 @@ struct Terminal {
         return result
     }
 
-    /// Writes `text` to standard output whole, retrying after signals.
+    /// Points ``write(_:)-swift.type.method`` at a descriptor of its own for standard output
+    /// that never blocks, when standard output is a terminal or a pipe: a reader that stops
+    /// reading (Ctrl-S, a stalled connection, a consumer that hangs) then cannot hold a player
+    /// past a stop signal. The descriptor is opened anew through /proc: making standard output
+    /// itself non-blocking would change it for the shell or pipeline that shares it too. Undo
+    /// with ``releaseOutput()``; elsewhere (a file, no /proc) writes go to standard output.
+    static func takeOutput() {
+        var status = stat()
+        guard fstat(STDOUT_FILENO, &status) == 0 else { return }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFCHR && isatty(STDOUT_FILENO) != 0 || kind == S_IFIFO else { return }
+        let own = open("/proc/self/fd/\(STDOUT_FILENO)", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard own >= 0 else { return }
+        let previous = outputDescriptor.exchange(own, ordering: .relaxed)
+        if previous != STDOUT_FILENO { close(previous) }
+    }
+
+    /// Sends writes to standard output again and closes the descriptor ``takeOutput()`` opened.
+    static func releaseOutput() {
+        let own = outputDescriptor.exchange(STDOUT_FILENO, ordering: .relaxed)
+        if own != STDOUT_FILENO { close(own) }
+    }
+
+    /// How long a write waits for a terminal that takes nothing more once a stop signal is
+    /// pending, before the rest is dropped and the player goes on to quit.
+    static let stopGrace: Duration = .milliseconds(500)
+
+    /// Writes `text` to the terminal whole (see ``write(_:)-swift.type.method``).
     static func write(_ text: String) {
         var copy = text
         copy.withUTF8 { write(bytes: $0) }
     }
 
-    /// Writes `bytes` to standard output whole, retrying after signals.
+    /// Writes `bytes` to the terminal whole: retries after signals, and waits while the terminal
+    /// takes nothing (a paused or slow terminal loses nothing). Once a stop signal is pending
+    /// the wait is bounded by ``stopGrace``, so SIGTERM ends a player whose terminal has stopped
+    /// reading. Gives up silently when the terminal is gone.
     static func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { write(bytes: $0) }
     }
 
     private static func write(bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
+        let descriptor = outputDescriptor.load(ordering: .relaxed)
         var offset = 0
+        var stopSeen: ContinuousClock.Instant?
         while offset < bytes.count {
-            let written = Glibc.write(STDOUT_FILENO, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return
+            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if written > 0 {
+                offset += written
+                continue
             }
-            offset += written
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK { return }
+            }
+            if pendingSignal.load(ordering: .relaxed) != 0 {
+                let now = ContinuousClock.now
+                guard let seen = stopSeen else {
+                    stopSeen = now
+                    continue
+                }
+                if now - seen > stopGrace { return }
+            }
+            var room = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&room, 1, 50)
         }
     }
 }
