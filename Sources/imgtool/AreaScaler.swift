@@ -14,8 +14,7 @@ struct ScaledImage: Sendable, Equatable {
 /// fractional coverage), computed on colour premultiplied by alpha, i.e. over black.
 ///
 /// Separable: a horizontal pass per source row, then a vertical pass, so a 480x270 frame to
-/// 100x80 costs about one four-lane multiply-add per source pixel (a little more where a source
-/// row straddles two output rows).
+/// 100x80 costs about one four-lane multiply-add per source pixel.
 enum AreaScaler {
     /// The largest `width` x `height` with the image's aspect ratio (pixels taken as square)
     /// that fits in `boxWidth` x `boxHeight`, at least 1x1.
@@ -53,9 +52,9 @@ enum AreaScaler {
 
     /// `image` scaled to `width` x `height` with area averaging, over black.
     ///
-    /// Output rows are computed in bands, each from the source rows it covers (a source row
-    /// shared by two output rows is filtered horizontally for both), so nothing larger than an
-    /// output row is kept in between; a large source is split into two bands computed at once.
+    /// Output rows are computed in bands, each from the source rows it covers, so nothing larger
+    /// than an output row is kept in between; a large source is split into two bands computed
+    /// at once (the source row where the bands meet is filtered by both).
     static func scale(_ image: PixelBuffer, toWidth width: Int, height: Int) -> ScaledImage {
         let source = image.converted(to: .eight)
         guard let samples = source.rgba8, source.width > 0, source.height > 0, width > 0, height > 0 else {
@@ -90,6 +89,7 @@ enum AreaScaler {
 
     /// The spans of one scale, flattened for the inner loops.
     private struct Plan: Sendable {
+        static let white = SIMD4<Float>(repeating: 255)
         let sourceWidth: Int
         let width: Int
         let rows: [Span]
@@ -122,32 +122,39 @@ enum AreaScaler {
                     weightStarts.withUnsafeBufferPointer { starts in
                         horizontal.withUnsafeMutableBufferPointer { horizontal in
                             accumulator.withUnsafeMutableBufferPointer { accumulator in
+                                // The source row in `horizontal`: a row shared by two output
+                                // rows ends one and starts the next, so it is filtered once.
+                                var filteredRow = -1
                                 for y in outputRows {
                                     let span = rows[y]
                                     accumulator.update(repeating: .zero)
                                     for (step, weight) in span.weights.enumerated() {
-                                        let rowBase = (span.first + step) * sourceWidth * 4
-                                        for x in 0..<width {
-                                            var sum = SIMD4<Float>.zero
-                                            var offset = rowBase + firsts[x] * 4
-                                            for w in starts[x]..<starts[x + 1] {
-                                                let pixel = SIMD4<Float>(
-                                                    image.source.loadUnaligned(
-                                                        fromByteOffset: offset, as: SIMD4<UInt8>.self))
-                                                let alpha = pixel[3] * (1 / 255) * weights[w]
-                                                sum += pixel * alpha
-                                                offset += 4
+                                        let sourceRow = span.first + step
+                                        let rowBase = sourceRow * sourceWidth * 4
+                                        if sourceRow != filteredRow {
+                                            for x in 0..<width {
+                                                var sum = SIMD4<Float>.zero
+                                                var offset = rowBase + firsts[x] * 4
+                                                for w in starts[x]..<starts[x + 1] {
+                                                    let pixel = SIMD4<Float>(
+                                                        image.source.loadUnaligned(
+                                                            fromByteOffset: offset, as: SIMD4<UInt8>.self))
+                                                    let alpha = pixel[3] * (1 / 255) * weights[w]
+                                                    sum += pixel * alpha
+                                                    offset += 4
+                                                }
+                                                horizontal[x] = sum
                                             }
-                                            horizontal[x] = sum
+                                            filteredRow = sourceRow
                                         }
                                         for x in 0..<width { accumulator[x] += horizontal[x] * weight }
                                     }
                                     let out = image.target + y * width
                                     for x in 0..<width {
-                                        let r = UInt32(min(max(accumulator[x][0].rounded(), 0), 255))
-                                        let g = UInt32(min(max(accumulator[x][1].rounded(), 0), 255))
-                                        let b = UInt32(min(max(accumulator[x][2].rounded(), 0), 255))
-                                        out[x] = r << 16 | g << 8 | b
+                                        // Round half up: the sums are never negative.
+                                        let clamped = accumulator[x].clamped(lowerBound: .zero, upperBound: Self.white)
+                                        let rounded = SIMD4<UInt32>(clamped + 0.5, rounding: .towardZero)
+                                        out[x] = rounded[0] << 16 | rounded[1] << 8 | rounded[2]
                                     }
                                 }
                             }
