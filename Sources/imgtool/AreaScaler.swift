@@ -69,6 +69,10 @@ enum AreaScaler {
             pixels.withUnsafeMutableBufferPointer { out in
                 guard let source = src.baseAddress, let target = out.baseAddress else { return }
                 let rows = RowTarget(source: source, target: target)
+                guard bands > 1 else {
+                    plan.scale(rows: 0..<height, of: rows)
+                    return
+                }
                 DispatchQueue.concurrentPerform(iterations: bands) { band in
                     plan.scale(rows: band * height / bands..<(band + 1) * height / bands, of: rows)
                 }
