@@ -115,53 +115,58 @@ enum AreaScaler {
             weightStarts = starts
         }
 
-        /// Computes output `rows`: each covered source row filtered horizontally to `width`
-        /// premultiplied colours (lanes R, G, B and an unused A; one SIMD multiply-add per source
-        /// pixel), accumulated with its vertical weight, then rounded to 0xRRGGBB.
+        /// Computes output `rows`: each covered source row filtered horizontally (``filter(_:of:into:)``),
+        /// accumulated with its vertical weight, then rounded to 0xRRGGBB.
         func scale(rows outputRows: Range<Int>, of image: RowTarget) {
             var horizontal = [SIMD4<Float>](repeating: .zero, count: width)
             var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
+            horizontal.withUnsafeMutableBufferPointer { horizontal in
+                accumulator.withUnsafeMutableBufferPointer { accumulator in
+                    // The source row in `horizontal`: a row shared by two output rows ends one
+                    // and starts the next, so it is filtered once.
+                    var filteredRow = -1
+                    for y in outputRows {
+                        let span = rows[y]
+                        accumulator.update(repeating: .zero)
+                        for (step, weight) in span.weights.enumerated() {
+                            let sourceRow = span.first + step
+                            if sourceRow != filteredRow {
+                                filter(sourceRow, of: image.source, into: horizontal)
+                                filteredRow = sourceRow
+                            }
+                            for x in 0..<width { accumulator[x] += horizontal[x] * weight }
+                        }
+                        let out = image.target + y * width
+                        for x in 0..<width {
+                            // Round half up: the sums are never negative.
+                            let clamped = accumulator[x].clamped(lowerBound: .zero, upperBound: Self.white)
+                            let rounded = SIMD4<UInt32>(clamped + 0.5, rounding: .towardZero)
+                            out[x] = rounded[0] << 16 | rounded[1] << 8 | rounded[2]
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Filters source row `row` to `width` premultiplied colours (lanes R, G, B and an unused
+        /// A): one SIMD multiply-add per source pixel.
+        private func filter(
+            _ row: Int, of source: UnsafeRawPointer, into horizontal: UnsafeMutableBufferPointer<SIMD4<Float>>
+        ) {
+            let rowBase = row * sourceWidth * 4
             firsts.withUnsafeBufferPointer { firsts in
                 weights.withUnsafeBufferPointer { weights in
                     weightStarts.withUnsafeBufferPointer { starts in
-                        horizontal.withUnsafeMutableBufferPointer { horizontal in
-                            accumulator.withUnsafeMutableBufferPointer { accumulator in
-                                // The source row in `horizontal`: a row shared by two output
-                                // rows ends one and starts the next, so it is filtered once.
-                                var filteredRow = -1
-                                for y in outputRows {
-                                    let span = rows[y]
-                                    accumulator.update(repeating: .zero)
-                                    for (step, weight) in span.weights.enumerated() {
-                                        let sourceRow = span.first + step
-                                        let rowBase = sourceRow * sourceWidth * 4
-                                        if sourceRow != filteredRow {
-                                            for x in 0..<width {
-                                                var sum = SIMD4<Float>.zero
-                                                var offset = rowBase + firsts[x] * 4
-                                                for w in starts[x]..<starts[x + 1] {
-                                                    let pixel = SIMD4<Float>(
-                                                        image.source.loadUnaligned(
-                                                            fromByteOffset: offset, as: SIMD4<UInt8>.self))
-                                                    let alpha = pixel[3] * (1 / 255) * weights[w]
-                                                    sum += pixel * alpha
-                                                    offset += 4
-                                                }
-                                                horizontal[x] = sum
-                                            }
-                                            filteredRow = sourceRow
-                                        }
-                                        for x in 0..<width { accumulator[x] += horizontal[x] * weight }
-                                    }
-                                    let out = image.target + y * width
-                                    for x in 0..<width {
-                                        // Round half up: the sums are never negative.
-                                        let clamped = accumulator[x].clamped(lowerBound: .zero, upperBound: Self.white)
-                                        let rounded = SIMD4<UInt32>(clamped + 0.5, rounding: .towardZero)
-                                        out[x] = rounded[0] << 16 | rounded[1] << 8 | rounded[2]
-                                    }
-                                }
+                        for x in 0..<width {
+                            var sum = SIMD4<Float>.zero
+                            var offset = rowBase + firsts[x] * 4
+                            for w in starts[x]..<starts[x + 1] {
+                                let pixel = SIMD4<Float>(
+                                    source.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt8>.self))
+                                sum += pixel * (pixel[3] * (1 / 255) * weights[w])
+                                offset += 4
                             }
+                            horizontal[x] = sum
                         }
                     }
                 }

@@ -91,6 +91,7 @@ struct MergeCommand: AsyncParsableCommand {
     private func merge() async throws(ImgToolError) {
         let backgroundInput = try ImageInput(background)
         let overlayInputs = try overlays.map { (text) throws(ImgToolError) in try ImageInput(text) }
+        let inputs = [backgroundInput] + overlayInputs
         let destination = output ?? "merged.png"
         let toStandardOutput = destination == "-"
         if toStandardOutput {
@@ -100,14 +101,14 @@ struct MergeCommand: AsyncParsableCommand {
                     "refusing to write PNG data to a terminal; redirect standard output or use -o FILE")
             }
         } else {
-            try OutputTarget.check(destination, against: [backgroundInput] + overlayInputs, force: force)
+            try OutputTarget.check(destination, against: inputs, force: force)
         }
 
-        let remote = ([backgroundInput] + overlayInputs).contains {
+        let remote = inputs.contains {
             if case .file = $0.location { return false }
             return true
         }
-        if let firstURL = ([backgroundInput] + overlayInputs).first(where: {
+        if let firstURL = inputs.first(where: {
             if case .remote = $0.location { return true }
             return false
         }) {

@@ -15,8 +15,8 @@ let pendingSignal = Atomic<Int32>(0)
 let terminalResized = Atomic<Bool>(false)
 
 /// Where ``Terminal/write(_:)-swift.type.method`` writes: while a player is on screen, a
-/// non-blocking descriptor of the terminal on standard output (see ``Terminal/enter()``);
-/// otherwise standard output itself.
+/// non-blocking descriptor of standard output (see ``Terminal/takeOutput()``); otherwise
+/// standard output itself.
 private let outputDescriptor = Atomic<Int32>(STDOUT_FILENO)
 
 /// The controlling terminal of an interactive `imgtool animate`: raw keyboard input, the
@@ -115,7 +115,7 @@ struct Terminal {
         var status = stat()
         guard fstat(STDOUT_FILENO, &status) == 0 else { return }
         let kind = status.st_mode & S_IFMT
-        guard kind == S_IFCHR && isatty(STDOUT_FILENO) != 0 || kind == S_IFIFO else { return }
+        guard (kind == S_IFCHR && isatty(STDOUT_FILENO) != 0) || kind == S_IFIFO else { return }
         let own = open("/proc/self/fd/\(STDOUT_FILENO)", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard own >= 0 else { return }
         let previous = outputDescriptor.exchange(own, ordering: .relaxed)

@@ -104,7 +104,7 @@ struct DecodeAheadTests {
     @Test("helpers held for the first frame start only when frame 1 is asked for")
     func helpersWaitForFrameOne() throws {
         let decodedFrames = Locked<[Int]>([])
-        let pipeline = DecodeAhead<Int>(frameCount: 12, helpers: 2, helpersStartAfter: 1) {
+        let pipeline = DecodeAhead<Int>(frameCount: 12, helpers: 2, helpersStartAt: 1) {
             index, _, _ throws(ImgToolError) in
             decodedFrames.withLock { $0.append(index) }
             return index

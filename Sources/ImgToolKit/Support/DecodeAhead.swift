@@ -40,7 +40,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     /// How many frames after the wanted one may be claimed.
     private let window: Int
     /// Helpers wait until the reader asks for this frame.
-    private let helpersStartAfter: Int
+    private let helpersStartAt: Int
     /// Broadcast on every change of the state below.
     private let changed = ConditionLock()
 
@@ -58,13 +58,13 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private var runningHelpers = 0
 
     /// Starts `helpers` threads (0: the reader decodes every frame itself).
-    /// - Parameter helpersStartAfter: the frame whose request starts the helpers: 1 for a first
+    /// - Parameter helpersStartAt: the frame whose request starts the helpers: 1 for a first
     ///   frame that uses every core itself, to be decoded, drawn and shown, before anything else
     ///   runs (the reader asks for frame 1 only once frame 0 is on its way to the screen).
-    init(frameCount: Int, helpers: Int, helpersStartAfter: Int = 0, decode: @escaping Decode) {
+    init(frameCount: Int, helpers: Int, helpersStartAt: Int = 0, decode: @escaping Decode) {
         self.frameCount = frameCount
         self.decode = decode
-        self.helpersStartAfter = helpersStartAfter
+        self.helpersStartAt = helpersStartAt
         window = helpers + 2
         runningHelpers = helpers
         for number in 0..<helpers {
@@ -137,7 +137,7 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private func runHelper() {
         lock()
         while !stopping {
-            if wanted >= helpersStartAfter, let claimed = claim(after: wanted) {
+            if wanted >= helpersStartAt, let claimed = claim(after: wanted) {
                 decodeUnlocked(claimed, shouldStop: { [self] in isStopping })
             } else {
                 changed.wait()

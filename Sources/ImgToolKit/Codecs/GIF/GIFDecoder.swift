@@ -153,7 +153,7 @@ final class GIFDecoder {
             // reads per 255 bytes, then let giflib read the terminator (or fail at the end).
             input.seek(to: input.offsetOfBlockTerminator(from: input.offset))
             try check(DGifGetCodeNext(file, &block), what())
-            if block == nil { return false }
+            return false
         }
         var probe = GIFFirstCodeProbe(minimumCodeSize: Int(codeSize))
         while let current = block {

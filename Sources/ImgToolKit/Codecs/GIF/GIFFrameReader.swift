@@ -57,14 +57,15 @@ final class GIFFrameReader: FrameReader {
         let helpers =
             helpers ?? DecodeAhead<GIFFrameIndices>.helpers(frameCount: source.frames.count, pixels: pixels)
         // The first frame is what a viewer waits for: when it is large, its LZW data is cut in
-        // two and decoded on two cores, and the helpers start on the next frames only after it.
+        // two and decoded on two cores, and the helpers start only when frame 1 is asked for,
+        // once frame 0 is on its way to the screen.
         let first = source.frames.first
         let splitFirst =
             (helpers > 0 || source.frames.count == 1) && availableProcessors > 1
             && first.map { $0.info.region.width * $0.info.region.height >= minimumSplit } ?? false
         self.splitFirst = splitFirst
         decoding = DecodeAhead(
-            frameCount: source.frames.count, helpers: helpers, helpersStartAfter: splitFirst ? 1 : 0
+            frameCount: source.frames.count, helpers: helpers, helpersStartAt: splitFirst ? 1 : 0
         ) { index, spare, shouldStop throws(ImgToolError) in
             let indices = spare ?? GIFFrameIndices()
             try indices.decode(
