@@ -15,14 +15,16 @@ enum JSONPlayer {
         var signals = SignalTrap()
         signals.install(resizes: false)
         Terminal.takeOutput()
+        let input = InputWatcher(readingKeys: false)
         defer {
+            input.stop()
             Terminal.releaseOutput()
             signals.restore()
         }
         var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
         await withTaskGroup(of: PlaybackOutcome?.self) { group in
             group.addTask { await play(source: source, options: options, recorder: recorder) }
-            group.addTask { await waitForSignal() }
+            group.addTask { await waitForSignal(input.events) }
             while let finished = await group.next() {
                 if let finished { outcome = finished }
                 group.cancelAll()
@@ -64,13 +66,9 @@ enum JSONPlayer {
     }
 
     /// Returns `nil` once a stop signal has arrived (or when cancelled because playback ended).
-    private static func waitForSignal() async -> PlaybackOutcome? {
-        while !Task.isCancelled, pendingSignal.load(ordering: .relaxed) == 0 {
-            do {
-                try await Task.sleep(for: .milliseconds(20))
-            } catch {
-                return nil
-            }
+    private static func waitForSignal(_ events: AsyncStream<PlayerEvent>) async -> PlaybackOutcome? {
+        for await event in events {
+            if case .stopSignal = event { break }
         }
         return nil
     }

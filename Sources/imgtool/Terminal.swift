@@ -6,9 +6,9 @@ import Synchronization
 
 /// The signal that asked imgtool to stop (SIGINT, SIGTERM, SIGHUP), or 0.
 ///
-/// Written only by ``Terminal``'s signal handler: storing to a lock-free atomic is
-/// async-signal-safe, unlike anything that allocates or takes a lock. The player polls it
-/// between frames and while waiting (no Dispatch source, no thread blocked in `sigwait`).
+/// Written only by ``SignalTrap``'s handler: storing to a lock-free atomic is
+/// async-signal-safe, unlike anything that allocates or takes a lock. The handler then wakes
+/// an ``InputWatcher`` through ``WakePipe``, which reports it to the player.
 let pendingSignal = Atomic<Int32>(0)
 
 /// Set by the SIGWINCH handler when the terminal was resized; the player re-reads the size.
@@ -89,20 +89,6 @@ struct Terminal {
             savedMode = nil
         }
         signals.restore()
-    }
-
-    /// The keys typed since the last call, without waiting. The corresponding C calls are
-    /// `poll` and `read`.
-    static func readKeys() -> [UInt8] {
-        var result: [UInt8] = []
-        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        while poll(&descriptor, 1, 0) > 0, descriptor.revents & Int16(POLLIN) != 0 {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            result += buffer[0..<count]
-        }
-        return result
     }
 
     /// Points ``write(_:)-swift.type.method`` at a descriptor of its own for standard output
@@ -187,6 +173,7 @@ struct SignalTrap {
         // Touch the atomics first: a global's lazy initialisation is not async-signal-safe.
         pendingSignal.store(0, ordering: .relaxed)
         terminalResized.store(false, ordering: .relaxed)
+        WakePipe.prepare()
         for signal in [SIGINT, SIGTERM, SIGHUP] + (resizes ? [SIGWINCH] : []) {
             var action = sigaction()
             if signal == SIGWINCH {
@@ -213,12 +200,14 @@ struct SignalTrap {
     }
 }
 
-/// Records a stop signal; async-signal-safe (one atomic store).
+/// Records a stop signal and wakes the input watcher; async-signal-safe (atomics and `write`).
 private func onStopSignal(_ signal: Int32) {
     pendingSignal.store(signal, ordering: .relaxed)
+    WakePipe.wake()
 }
 
-/// Records a resize; async-signal-safe (one atomic store).
+/// Records a resize and wakes the input watcher; async-signal-safe (atomics and `write`).
 private func onResize(_ signal: Int32) {
     terminalResized.store(true, ordering: .relaxed)
+    WakePipe.wake()
 }

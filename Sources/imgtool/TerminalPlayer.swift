@@ -20,6 +20,8 @@ final class TerminalPlayer {
         var rows = 1
         var originColumn = 1
         var statusRow = 2
+        /// The terminal's width: the status line is cut to it rather than wrapped.
+        var statusWidth = 80
     }
 
     /// A frame scaled for the layout of `generation`.
@@ -66,10 +68,12 @@ final class TerminalPlayer {
         var terminal = Terminal()
         terminal.enter()
         defer { terminal.restore() }
+        let input = InputWatcher(readingKeys: true)
+        defer { input.stop() }
         var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
         await withTaskGroup(of: PlaybackOutcome?.self) { group in
             group.addTask { await self.play() }
-            group.addTask { await self.watchInput() }
+            group.addTask { await self.watchInput(input.events) }
             // Whichever ends first ends the other: playback finishing stops the watcher, and a
             // quit (the watcher's nil) cancels playback at once, even mid-way through a long delay.
             while let finished = await group.next() {
@@ -116,23 +120,24 @@ final class TerminalPlayer {
 
     /// Polls the keyboard, signals and resizes every 20 ms; returns `nil` when asked to quit
     /// (or when cancelled because playback ended).
-    private func watchInput() async -> PlaybackOutcome? {
-        while !Task.isCancelled {
-            let signal = pendingSignal.load(ordering: .relaxed)
-            if signal != 0 {
+    /// Returns `nil` once `q`, Ctrl-C (when raw mode delivers it as a key) or a stop signal
+    /// asks to quit, or when cancelled because playback ended; re-lays out on a resize.
+    private func watchInput(_ events: AsyncStream<PlayerEvent>) async -> PlaybackOutcome? {
+        for await event in events {
+            switch event {
+            case .stopSignal(let signal):
                 quitSignal = signal
-                break
-            }
-            let keys = Terminal.readKeys()
-            if keys.contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 0x03 }) { break }
-            if terminalResized.exchange(false, ordering: .relaxed) { updateLayout() }
-            do {
-                try await Task.sleep(for: .milliseconds(20))
-            } catch {
+                quitRequested = true
                 return nil
+            case .keys(let keys):
+                if keys.contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 0x03 }) {
+                    quitRequested = true
+                    return nil
+                }
+            case .resized:
+                updateLayout()
             }
         }
-        quitRequested = true
         return nil
     }
 
@@ -175,7 +180,7 @@ final class TerminalPlayer {
         if status != lastStatus || !out.isEmpty {
             Escape.moveCursor(row: current.statusRow, column: 1, into: &out)
             out += Array("\u{1B}[0m\u{1B}[2K".utf8)
-            out += Array(status.utf8)
+            out += Array(status.prefix(current.statusWidth).utf8)
             renderer.resetColors()
             lastStatus = status
         }
@@ -210,6 +215,7 @@ final class TerminalPlayer {
         }
         next.originColumn = 1 + max(columns - next.columns, 0) / 2
         next.statusRow = min(next.rows + 1, max(size.rows, 1))
+        next.statusWidth = max(size.columns, 1)
         // A resize that changes nothing (a fixed --width, a SIGWINCH at start-up) keeps the
         // scaled frames, cached ones included, and the screen as drawn.
         guard next != previous else { return }

@@ -64,7 +64,33 @@ struct AnimateTerminalTests {
         try await play(quitWith: ["C-c"], expectedStatus: 130)
     }
 
-    func play(quitWith keys: [String], expectedStatus: Int) async throws {
+    @Test(
+        "a resize lays the picture out again for the new size",
+        .enabled(if: tmuxPath != nil, "tmux is not installed"))
+    func resize() async throws {
+        try await play(quitWith: ["q"], expectedStatus: 0) { tmux in
+            // 40x20 pixels in 60x20 cells: 60x30 pixels, 15 rows of half blocks, status on row 16.
+            #expect(try Self.statusRow(tmux.screen()) == 16)
+            // When the terminal shrinks to 30x20: 30x16 pixels, 8 rows, status on row 9
+            try tmux.run(["resize-window", "-t", tmux.session, "-x", "30", "-y", "20"])
+            try await tmux.waitFor("the status line on row 9") { Self.statusRow($0) == 9 }
+            // and the status line is cut to the width, not wrapped onto the next row
+            let screen = try tmux.screen()
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines[8].hasPrefix("frame 1/1  loop "), "\(screen)")
+            #expect(lines[9...].allSatisfy { $0.isEmpty }, "\(screen)")
+        }
+    }
+
+    /// The 1-based row of the status line, if it is on screen.
+    static func statusRow(_ screen: String) -> Int? {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.firstIndex { $0.hasPrefix("frame 1/1") }.map { $0 + 1 }
+    }
+
+    func play(
+        quitWith keys: [String], expectedStatus: Int, whilePlaying: (Tmux) async throws -> Void = { _ in }
+    ) async throws {
         let path = try PNGBuilder.temporaryFile(
             PNGBuilder.solid(width: 40, height: 20, rgba: [200, 100, 50, 255], left: [0, 0, 255, 255]))
         let tmux = Tmux()
@@ -85,6 +111,7 @@ struct AnimateTerminalTests {
         #expect(colours.contains("48;2;0;0;255"))
         #expect(colours.contains("48;2;200;100;50"))
         #expect(try tmux.modes() == "1 0", "alternate screen on, cursor hidden while playing")
+        try await whilePlaying(tmux)
         // When the key is pressed
         try tmux.run(["send-keys", "-t", tmux.session] + keys)
         let exitStatus = { (screen: String) -> Int? in
