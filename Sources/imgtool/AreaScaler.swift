@@ -94,6 +94,7 @@ enum AreaScaler {
     /// The spans of one scale, flattened for the inner loops.
     private struct Plan: Sendable {
         static let white = SIMD4<Float>(repeating: 255)
+        static let twoToThe23 = SIMD4<Float>(repeating: 8_388_608)
         let sourceWidth: Int
         let width: Int
         let rows: [Span]
@@ -138,9 +139,13 @@ enum AreaScaler {
                         }
                         let out = image.target + y * width
                         for x in 0..<width {
-                            // Round half up: the sums are never negative.
+                            // Round half up (the sums are never negative), then read the integer
+                            // out of the float's significand: adding 2^23 to a whole number below
+                            // 2^23 puts it in the low bits exactly. (The stdlib's rounding
+                            // conversion to SIMD4<UInt32> runs a generic per-lane loop.)
                             let clamped = accumulator[x].clamped(lowerBound: .zero, upperBound: Self.white)
-                            let rounded = SIMD4<UInt32>(clamped + 0.5, rounding: .towardZero)
+                            let whole = (clamped + 0.5).rounded(.down) + Self.twoToThe23
+                            let rounded = unsafeBitCast(whole, to: SIMD4<UInt32>.self) & 0xFF
                             out[x] = rounded[0] << 16 | rounded[1] << 8 | rounded[2]
                         }
                     }
