@@ -7,8 +7,9 @@ import ImgToolKit
 /// Plays an animation on the terminal: frames drawn in place, a status line, `q` or Ctrl-C to quit.
 ///
 /// Isolation: the player lives on the main actor, which only draws (diffing cells and writing
-/// bytes) and reads keys; scaling each frame to the terminal runs in the scheduler's transform,
-/// off the main actor, while the frame before it is on show.
+/// bytes) and acts on keys and signals; an ``InputWatcher`` thread waits for those, and scaling
+/// each frame to the terminal runs in the scheduler's transform, off the main actor, while the
+/// frame before it is on show.
 @MainActor
 final class TerminalPlayer {
     /// What the transform scales to; shared with the producer, updated on resize.
@@ -118,8 +119,6 @@ final class TerminalPlayer {
         }
     }
 
-    /// Polls the keyboard, signals and resizes every 20 ms; returns `nil` when asked to quit
-    /// (or when cancelled because playback ended).
     /// Returns `nil` once `q`, Ctrl-C (when raw mode delivers it as a key) or a stop signal
     /// asks to quit, or when cancelled because playback ended; re-lays out on a resize.
     private func watchInput(_ events: AsyncStream<PlayerEvent>) async -> PlaybackOutcome? {
