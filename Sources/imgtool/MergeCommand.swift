@@ -9,13 +9,18 @@ import ImgToolKit
 struct MergeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
-        abstract: "Composite overlay images onto a background image and write a PNG file.",
+        abstract: "Composite overlay images onto a background image and write a PNG or APNG file.",
         discussion: """
             Inputs are paths, file://, http:// or https:// URLs, or - for standard input; the \
             format is sniffed from the bytes. Overlays are drawn in order with exact straight-alpha \
             source-over (16-bit when any input is 16-bit), placed by --gravity and --offset \
             (pixels, x right, y down; write a negative offset as --offset=-10,5), faded by \
             --opacity, and clipped; the output has the background's size.
+
+            When any input is animated (GIF or APNG) the output is an APNG: one frame wherever \
+            any input changes frame, so every input keeps its own timing; shorter animations \
+            loop within the longest one (or hold their last frame once their plays are over). \
+            It plays as often as the longest input does, or --loops times.
 
             Without -o the result goes to merged.png in the current folder, and the path written \
             is printed. An input is never overwritten, and an existing output is replaced \
@@ -50,6 +55,10 @@ struct MergeCommand: AsyncParsableCommand {
     @Option(help: "zlib compression level of the written file, 0-9 (default: chosen per image).")
     var level: Int?
 
+    @Option(
+        help: "How many times an animated result plays; 0 plays forever. (default: as the longest animated input)")
+    var loops: Int?
+
     @Flag(help: "Replace an existing output file.")
     var force = false
 
@@ -70,6 +79,7 @@ struct MergeCommand: AsyncParsableCommand {
             throw ValidationError("--opacity must be between 0 and 1, not \(opacity)")
         }
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
+        if let loops, loops < 0 { throw ValidationError("--loops must be 0 (forever) or more, not \(loops)") }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard timeout.isFinite, timeout > 0 else {
             throw ValidationError("--timeout must be a positive number of seconds")
@@ -139,7 +149,14 @@ struct MergeCommand: AsyncParsableCommand {
         await drawing
 
         for skipped in result.skipped { Console.error("error: \(skipped) (left out)") }
-        try await Self.write(result.image, to: toStandardOutput ? nil : destination, level: level, force: force)
+        let encoder = PNGEncoder(compressionLevel: level)
+        let path = toStandardOutput ? nil : destination
+        if var animation = result.animation {
+            if let loops { animation.plays = loops }
+            try await Self.write(animation, to: path, encoder: encoder, force: force)
+        } else {
+            try await Self.write(result.image, to: path, encoder: encoder, force: force)
+        }
         if !toStandardOutput { Console.out(destination) }
         if !result.skipped.isEmpty {
             throw ImgToolError(
@@ -149,17 +166,35 @@ struct MergeCommand: AsyncParsableCommand {
 
     /// Encodes and writes off the main actor: to `path` atomically, or to stdout for `nil`.
     @concurrent
-    private static func write(_ image: PixelBuffer, to path: String?, level: Int?, force: Bool)
+    private static func write(_ image: PixelBuffer, to path: String?, encoder: PNGEncoder, force: Bool)
         async throws(ImgToolError)
     {
-        let encoder = PNGEncoder(compressionLevel: level)
-        guard let path else {
-            try encoder.write(image, toFileDescriptor: STDOUT_FILENO)
-            return
-        }
-        try AtomicFileWriter.write(to: path, existing: force ? .replace : .fail) { (fd) throws(ImgToolError) in
+        try writeOutput(to: path, force: force) { (fd) throws(ImgToolError) in
             try encoder.write(image, toFileDescriptor: fd)
         }
+    }
+
+    /// Composites and encodes every merged frame off the main actor, into an APNG at `path`
+    /// (atomically) or on stdout for `nil`.
+    @concurrent
+    private static func write(_ animation: MergedAnimation, to path: String?, encoder: PNGEncoder, force: Bool)
+        async throws(ImgToolError)
+    {
+        try writeOutput(to: path, force: force) { (fd) throws(ImgToolError) in
+            try animation.writeAPNG(toFileDescriptor: fd, encoder: encoder)
+        }
+    }
+
+    /// Runs `body` on the descriptor of a new file at `path`, put in place only when it succeeds,
+    /// or on stdout for `nil`.
+    private static func writeOutput(
+        to path: String?, force: Bool, _ body: (Int32) throws(ImgToolError) -> Void
+    ) throws(ImgToolError) {
+        guard let path else {
+            try body(STDOUT_FILENO)
+            return
+        }
+        try AtomicFileWriter.write(to: path, existing: force ? .replace : .fail, body)
     }
 }
 

@@ -188,4 +188,41 @@ struct MergeCLITests {
         let written = try Self.decode(try #require(Self.contents(folder + "/out.png")))
         #expect(written == OverlayCompositor.composite([Self.overlay], onto: Self.background, placement: .centered))
     }
+
+    /// A file of the repository's samples folder.
+    static func sample(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples/" + name).path
+    }
+
+    @Test("An animated overlay gives an APNG: every frame is the still merge of that overlay frame")
+    func animatedOverlay() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let spinner = Self.sample("spinner.gif")
+        let run = try Self.run(["merge", "bg.png", spinner, "-o", "anim.png", "--gravity", "northwest"], in: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.text == "anim.png\n")
+        let written = try #require(Self.contents(folder + "/anim.png"))
+        let merged = try ImageSource(data: written, name: "anim.png")
+        #expect(merged.info.format == .apng)
+        #expect(merged.info.frameCount == 24 && merged.info.plays == 0)
+        #expect(merged.info.frames.allSatisfy { $0.delay == .milliseconds(40) })
+        let overlay = try ImageSource(contentsOf: spinner).makeFrameReader(depth: .eight)
+        let reader = try merged.makeFrameReader(depth: .eight)
+        let placement = try OverlayPlacement(gravity: .northWest)
+        while let expected = try overlay.nextFrame() {
+            let frame = try #require(try reader.nextFrame())
+            #expect(
+                frame.image
+                    == OverlayCompositor.composite([expected.image], onto: Self.background, placement: placement),
+                "frame \(expected.index)")
+        }
+        // --loops sets the plays, and -o - streams the APNG to stdout.
+        let piped = try Self.run(["merge", "bg.png", spinner, "--loops", "3", "-o", "-"], in: folder)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let pipedInfo = try ImageSource(data: piped.stdout, name: "stdout").info
+        #expect(pipedInfo.frameCount == 24 && pipedInfo.plays == 3)
+        #expect(try Self.run(["merge", "bg.png", spinner, "--loops", "-1"], in: folder).status == 64)
+    }
 }

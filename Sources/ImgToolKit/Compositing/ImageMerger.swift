@@ -11,9 +11,9 @@
 /// Load states of every input go to the loader's observer: the background is index 0 and the
 /// overlays 1, 2, ...
 ///
-/// Animated inputs: merging needs every frame on the union of the inputs' timelines (see
-/// ``MergeTimeline``) and an APNG encoder to write the result, which imgtool does not have yet,
-/// so an animated input is refused with `unsupportedFormat` naming it.
+/// Animated inputs: when any input is animated the result also carries a ``MergedAnimation``,
+/// whose frames follow the union of the inputs' timelines (see ``MergeTimeline``) and are
+/// composited on demand; ``APNGWriter`` writes them.
 public struct ImageMerger: Sendable {
     /// The loader used for every input (its options decide concurrency and `keepGoing`).
     public let loader: ImageLoader
@@ -28,8 +28,11 @@ public struct ImageMerger: Sendable {
 
     /// What a merge produced.
     public struct Result: Sendable {
-        /// The composited image, the background's size, 16-bit when any input was.
+        /// The composited image, the background's size, 16-bit when any input was; for an
+        /// animated merge, its first frame (every input's frame 0).
         public var image: PixelBuffer
+        /// The merged animation, when any input is animated; `nil` for still inputs.
+        public var animation: MergedAnimation?
         /// What the background declared.
         public var backgroundInfo: ImageInfo
         /// Overlays that failed and were left out (only with ``ImageLoader/Options/keepGoing``),
@@ -44,27 +47,35 @@ public struct ImageMerger: Sendable {
     /// - Returns: the image, and the overlays skipped with `keepGoing`.
     /// - Throws: ``ImgToolError`` naming the failing input: any loading error (`notFound`,
     ///   `network`, `truncated`, `tooLarge`, `unsupportedFormat`, `corrupt` ...), always for the
-    ///   background and, without `keepGoing`, for an overlay; `unsupportedFormat` for an animated
-    ///   input; `invalidArgument` when there is no overlay or every overlay failed; `cancelled`.
+    ///   background and, without `keepGoing`, for an overlay; `invalidArgument` when there is no
+    ///   overlay or every overlay failed; `tooLarge` when merged animations would have more than
+    ///   `maxFrames` frames; `cancelled`.
     public func merge(background: ImageInput, overlays: [ImageInput]) async throws(ImgToolError) -> Result {
         guard let first = overlays.first else {
             throw ImgToolError(.invalidArgument, "merge needs at least one overlay")
         }
         var (base, layers, skipped) = try await loadInputs(
             background: background, first: first, rest: Array(overlays.dropFirst()))
-        if let animated = ([base] + layers).first(where: { $0.info.isAnimated }) {
-            throw Self.animationRefusal(animated, timeline: MergeTimeline(([base] + layers).map(\.info)))
-        }
         guard !layers.isEmpty else {
             let reasons = skipped.map(\.description).joined(separator: "; ")
             throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
         }
         let info = base.info
-        let canvas = base.takeImage()
-        let images = layers.indices.map { layers[$0].takeImage() }
-        layers = []
-        let image = await Self.composite(images, onto: consume canvas, placement: placement, probe: loader.workProbe)
-        return Result(image: image, backgroundInfo: info, skipped: skipped)
+        guard base.info.isAnimated || layers.contains(where: \.info.isAnimated) else {
+            // Still images: hand the pixels over, so compositing changes the background in place.
+            let canvas = base.takeImage()
+            let images = layers.indices.map { layers[$0].takeImage() }
+            layers = []
+            let image = await Self.composite(
+                images, onto: consume canvas, placement: placement, probe: loader.workProbe)
+            return Result(image: image, backgroundInfo: info, skipped: skipped)
+        }
+        let firstFrame = await Self.composite(
+            layers.map(\.image), onto: base.image, placement: placement, probe: loader.workProbe)
+        let animation = try MergedAnimation(
+            background: base, overlays: layers, firstFrame: firstFrame, placement: placement,
+            limits: loader.options.limits)
+        return Result(image: firstFrame, animation: animation, backgroundInfo: info, skipped: skipped)
     }
 
     /// Loads everything: two `async let`s for the background and first overlay, the loader's task
@@ -107,13 +118,5 @@ public struct ImageMerger: Sendable {
     ) async -> PixelBuffer {
         defer { probe?("composite", "") }
         return OverlayCompositor.composite(overlays, onto: consume canvas, placement: placement)
-    }
-
-    /// The error for an animated input, until an APNG encoder can write the merged animation.
-    static func animationRefusal(_ image: LoadedImage, timeline: MergeTimeline) -> ImgToolError {
-        ImgToolError(
-            .unsupportedFormat,
-            "is animated (\(image.info.frameCount) frames); merging animations would give \(timeline.frameCount) frames on the union of the timelines, but writing them needs an APNG encoder, which imgtool does not have yet",
-            input: image.name)
     }
 }

@@ -97,10 +97,16 @@ public struct PNGEncoder: Sendable {
     /// Encodes `image` into memory.
     /// - Throws: ``ImgToolError`` `invalidArgument` for an empty image, `tooLarge` when memory runs out.
     public func encode(_ image: PixelBuffer) throws(ImgToolError) -> [UInt8] {
+        try encode(image, layout: PNGLayout.choose(for: image))
+    }
+
+    /// Encodes `image` into memory stored as `layout`, which must hold its pixels exactly (an
+    /// APNG's frames all share the colour type and depth of its IHDR).
+    func encode(_ image: PixelBuffer, layout: PNGLayout) throws(ImgToolError) -> [UInt8] {
         var sink = imgtool_png_sink()
         sink.fd = -1
         defer { imgtool_png_sink_free(&sink) }
-        try write(image, into: &sink)
+        try write(image, layout: layout, into: &sink)
         guard let buffer = sink.buffer else { return [] }
         return Array(UnsafeBufferPointer(start: buffer, count: sink.count))
     }
@@ -110,14 +116,14 @@ public struct PNGEncoder: Sendable {
     public func write(_ image: PixelBuffer, toFileDescriptor fd: Int32) throws(ImgToolError) {
         var sink = imgtool_png_sink()
         sink.fd = fd
-        try write(image, into: &sink)
+        try write(image, layout: PNGLayout.choose(for: image), into: &sink)
     }
 
-    private func write(_ image: PixelBuffer, into sink: inout imgtool_png_sink) throws(ImgToolError) {
+    private func write(_ image: PixelBuffer, layout: PNGLayout, into sink: inout imgtool_png_sink) throws(ImgToolError)
+    {
         guard image.width > 0, image.height > 0 else {
             throw ImgToolError(.invalidArgument, "cannot encode an empty \(image.width)x\(image.height) image as PNG")
         }
-        let layout = PNGLayout.choose(for: image)
         let packer = RowPacker(layout: layout, width: image.width)
         let (level, chosenStrategy) = settings(for: image, layout: layout)
         // Palette and low-depth images compress best unfiltered; others with adaptive filters.

@@ -1,0 +1,273 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes an animated PNG one frame at a time, holding only the previous frame.
+///
+/// Each frame is given whole (canvas-sized, as a player shows it). The writer stores frame 0
+/// whole, as the default image (IDAT), and every later frame as the smallest rectangle that
+/// differs from the frame before it (`dispose_op` none, `blend_op` source), so the file decodes
+/// to exactly the frames given, and a frame that changes a few pixels costs a few bytes. Each
+/// rectangle is compressed by libpng (through ``PNGEncoder``) and its zlib stream moved into
+/// fdAT chunks. Delays are written as exact fractions when they have one (see ``APNGDelay``).
+///
+/// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
+/// (``hasAlpha``), 8 or 16 bits (``depth``). Decoders without APNG support show frame 0.
+///
+/// A writer is a one-shot object used inside one task and never shared. The corresponding tools
+/// are apngasm and ffmpeg's APNG muxer.
+public final class APNGWriter {
+    /// Canvas width in pixels.
+    public let width: Int
+    /// Canvas height in pixels.
+    public let height: Int
+    /// How many frames will be appended (acTL's `num_frames`, written before the first frame).
+    public let frameCount: Int
+    /// How many times the animation plays, 0 meaning forever (acTL's `num_plays`).
+    public let plays: Int
+    /// Sample depth of every stored frame.
+    public let depth: SampleDepth
+    /// Whether an alpha channel is stored (RGBA); without it (RGB) every pixel must be opaque.
+    public let hasAlpha: Bool
+
+    private var sink: ByteSink
+    private let encoder: PNGEncoder
+    private let layout: PNGLayout
+    private var delays = APNGDelayWriter()
+    private var previous: PixelBuffer?
+    private var framesWritten = 0
+    private var sequenceNumber: UInt32 = 0
+    private var finished = false
+
+    /// Largest chunk written: libpng's own IDAT chunks are regrouped into chunks of this size.
+    static let chunkBytes = 1 << 20
+
+    /// Starts an animation that goes to the open file descriptor `fileDescriptor` (not closed
+    /// here), and writes its signature, IHDR and acTL.
+    /// - Parameters:
+    ///   - fileDescriptor: where the bytes go, as they are produced.
+    ///   - width: canvas width, 1 ... 2^31 - 1.
+    ///   - height: canvas height, 1 ... 2^31 - 1.
+    ///   - frameCount: how many frames will be appended, 1 ... 2^31 - 1.
+    ///   - plays: how many times it plays, 0 (forever) ... 2^31 - 1.
+    ///   - depth: sample depth stored. Default 8 bits.
+    ///   - hasAlpha: whether to store alpha. Default `true`.
+    ///   - encoder: zlib level and strategy for each frame. Default: chosen per frame.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for a size or count out of range, `writeFailed`.
+    public convenience init(
+        fileDescriptor: Int32, width: Int, height: Int, frameCount: Int, plays: Int, depth: SampleDepth = .eight,
+        hasAlpha: Bool = true, encoder: PNGEncoder = PNGEncoder()
+    ) throws(ImgToolError) {
+        try self.init(
+            sink: ByteSink(fileDescriptor: fileDescriptor), width: width, height: height, frameCount: frameCount,
+            plays: plays, depth: depth, hasAlpha: hasAlpha, encoder: encoder)
+    }
+
+    /// Starts an animation kept in memory (read it from ``data`` after ``finish()``).
+    /// - Parameters: as ``init(fileDescriptor:width:height:frameCount:plays:depth:hasAlpha:encoder:)``.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for a size or count out of range.
+    public convenience init(
+        width: Int, height: Int, frameCount: Int, plays: Int, depth: SampleDepth = .eight, hasAlpha: Bool = true,
+        encoder: PNGEncoder = PNGEncoder()
+    ) throws(ImgToolError) {
+        try self.init(
+            sink: ByteSink(), width: width, height: height, frameCount: frameCount, plays: plays, depth: depth,
+            hasAlpha: hasAlpha, encoder: encoder)
+    }
+
+    private init(
+        sink: ByteSink, width: Int, height: Int, frameCount: Int, plays: Int, depth: SampleDepth, hasAlpha: Bool,
+        encoder: PNGEncoder
+    ) throws(ImgToolError) {
+        let range = 1...PNGChunk.maxLength
+        guard range.contains(width), range.contains(height) else {
+            throw ImgToolError(.invalidArgument, "cannot write a \(width)x\(height) APNG: sides must be 1...2147483647")
+        }
+        guard range.contains(frameCount) else {
+            throw ImgToolError(.invalidArgument, "cannot write an APNG of \(frameCount) frames: 1...2147483647")
+        }
+        guard (0...PNGChunk.maxLength).contains(plays) else {
+            throw ImgToolError(.invalidArgument, "cannot write an APNG that plays \(plays) times: 0...2147483647")
+        }
+        self.sink = sink
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        self.plays = plays
+        self.depth = depth
+        self.hasAlpha = hasAlpha
+        self.encoder = encoder
+        layout = PNGLayout(colorType: hasAlpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16)
+
+        var head: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
+        let header = IHDRChunk(
+            width: width, height: height, bitDepth: layout.bitDepth, colorType: layout.colorType, isInterlaced: false)
+        PNGChunk.append(.ihdr, data: header.serialized, to: &head)
+        PNGChunk.append(.actl, data: ACTLChunk(frameCount: frameCount, plays: plays).serialized, to: &head)
+        try self.sink.append(head)
+    }
+
+    /// The whole file, for a writer made with ``init(width:height:frameCount:plays:depth:hasAlpha:encoder:)``;
+    /// complete after ``finish()``. Empty for a writer to a file descriptor.
+    public var data: [UInt8] { sink.bytes }
+
+    /// Appends the next frame, shown for `delay`.
+    /// - Parameters:
+    ///   - frame: the whole canvas, ``width`` x ``height``; converted to ``depth`` when it differs.
+    ///   - delay: how long it shows (negative counts as 0). Written exactly when it is a fraction
+    ///     with 16-bit terms, otherwise in milliseconds with no drift across frames.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for a frame of another size, one past
+    ///   ``frameCount``, or a translucent pixel when ``hasAlpha`` is `false`; `writeFailed`;
+    ///   `tooLarge` when memory runs out.
+    public func append(_ frame: PixelBuffer, delay: Duration) throws(ImgToolError) {
+        guard !finished, framesWritten < frameCount else {
+            throw ImgToolError(.invalidArgument, "the APNG was declared with \(frameCount) frames; cannot add another")
+        }
+        guard frame.width == width, frame.height == height else {
+            throw ImgToolError(
+                .invalidArgument,
+                "frame \(framesWritten) is \(frame.width)x\(frame.height), but the APNG's canvas is \(width)x\(height)")
+        }
+        let canvas = frame.depth == depth ? frame : frame.converted(to: depth)
+        if !hasAlpha, let y = canvas.firstTranslucentRow() {
+            throw ImgToolError(
+                .invalidArgument,
+                "frame \(framesWritten) has a translucent pixel in row \(y), but the APNG stores no alpha")
+        }
+        // Frame 0 is the default image and covers the canvas; later frames cover what changed
+        // (at least one pixel: fcTL cannot describe an empty rectangle).
+        let region =
+            previous.map { canvas.differingRegion(from: $0) ?? FrameRegion(x: 0, y: 0, width: 1, height: 1) }
+            ?? FrameRegion(x: 0, y: 0, width: width, height: height)
+        let part = region.width == width && region.height == height ? canvas : canvas.cropped(to: region)
+        let stream = try zlibStream(of: part)
+
+        let fraction = delays.next(delay)
+        let control = FCTLChunk(
+            sequenceNumber: nextSequenceNumber(), region: region, delayNumerator: fraction.numerator,
+            delayDenominator: fraction.denominator, disposal: .none, blend: .source)
+        var out: [UInt8] = []
+        out.reserveCapacity(stream.count + 64 + 16 * (stream.count / Self.chunkBytes + 1))
+        PNGChunk.append(.fctl, data: control.serialized, to: &out)
+        var start = 0
+        repeat {
+            let piece = stream[start..<min(start + Self.chunkBytes, stream.count)]
+            if framesWritten == 0 {
+                PNGChunk.append(.idat, data: piece, to: &out)
+            } else {
+                PNGChunk.append(
+                    .fdat, data: FDATChunk(sequenceNumber: nextSequenceNumber(), frameData: piece).serialized, to: &out)
+            }
+            start += piece.count
+        } while start < stream.count
+        try sink.append(out)
+        previous = canvas
+        framesWritten += 1
+    }
+
+    /// Writes IEND after the last frame.
+    /// - Throws: ``ImgToolError`` `invalidArgument` when fewer than ``frameCount`` frames were
+    ///   appended (the file would be invalid), `writeFailed`.
+    public func finish() throws(ImgToolError) {
+        guard !finished else { return }
+        guard framesWritten == frameCount else {
+            throw ImgToolError(
+                .invalidArgument, "the APNG was declared with \(frameCount) frames but \(framesWritten) were added")
+        }
+        var out: [UInt8] = []
+        PNGChunk.append(.iend, data: EmptyCollection(), to: &out)
+        try sink.append(out)
+        finished = true
+        previous = nil
+    }
+
+    private func nextSequenceNumber() -> UInt32 {
+        defer { sequenceNumber += 1 }
+        return sequenceNumber
+    }
+
+    /// The zlib stream libpng makes of `image` stored as ``layout``: the data of its IDAT chunks.
+    private func zlibStream(of image: PixelBuffer) throws(ImgToolError) -> [UInt8] {
+        let png = try encoder.encode(image, layout: layout)
+        var stream: [UInt8] = []
+        var offset = 8
+        while offset < png.count {
+            let chunk = try PNGChunk.read(in: png, at: offset)
+            if chunk.type == .idat { stream.append(contentsOf: png[chunk.data]) }
+            offset = chunk.end
+        }
+        return stream
+    }
+}
+
+extension PixelBuffer {
+    /// The smallest rectangle holding every pixel that differs from `other` (same size and
+    /// depth), or `nil` when the two are equal.
+    func differingRegion(from other: PixelBuffer) -> FrameRegion? {
+        precondition(other.width == width && other.height == height && other.depth == depth, "buffers must match")
+        let pixelBytes = depth == .eight ? 4 : 8
+        let rowBytes = width * pixelBytes
+        return withUnsafeSampleBytes { mine in
+            other.withUnsafeSampleBytes { theirs in
+                var top = -1
+                var bottom = -1
+                var left = width
+                var right = -1
+                func same(_ offset: Int) -> Bool {
+                    pixelBytes == 4
+                        ? mine.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                            == theirs.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                        : mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                            == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                }
+                for y in 0..<height {
+                    let row = y * rowBytes
+                    guard
+                        memcmp(
+                            mine.baseAddress.unsafelyUnwrapped + row, theirs.baseAddress.unsafelyUnwrapped + row,
+                            rowBytes) != 0
+                    else { continue }
+                    if top < 0 { top = y }
+                    bottom = y
+                    var x = 0
+                    while x < left && same(row + x * pixelBytes) { x += 1 }
+                    left = min(left, x)
+                    x = width - 1
+                    while x > right && same(row + x * pixelBytes) { x -= 1 }
+                    right = max(right, x)
+                }
+                guard top >= 0 else { return nil }
+                return FrameRegion(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
+            }
+        }
+    }
+
+    /// The first row holding a pixel whose alpha is not the maximum, or `nil` when all are opaque.
+    func firstTranslucentRow() -> Int? {
+        switch samples {
+        case .rgba8(let values):
+            var index = 3
+            while index < values.count {
+                if values[index] != .max { return index / (width * 4) }
+                index += 4
+            }
+        case .rgba16(let values):
+            var index = 3
+            while index < values.count {
+                if values[index] != .max { return index / (width * 4) }
+                index += 4
+            }
+        }
+        return nil
+    }
+
+    /// Calls `body` with the samples' bytes.
+    func withUnsafeSampleBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch samples {
+        case .rgba8(let values): values.withUnsafeBytes(body)
+        case .rgba16(let values): values.withUnsafeBytes(body)
+        }
+    }
+}
