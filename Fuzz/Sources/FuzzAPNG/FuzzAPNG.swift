@@ -1,10 +1,13 @@
 import ImgToolKit
 
-/// libFuzzer entry point: any bytes, opened through the public API and every frame decoded.
+/// libFuzzer entry point: any bytes, opened through the public API and every frame decoded; an
+/// input that decodes whole is written as an APNG, which must decode to the same frames.
 /// Every outcome but a crash, a hang or a leak is fine: errors are expected.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzDecode.run(Array(UnsafeBufferPointer(start: data, count: size)), name: "fuzz.png")
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    FuzzDecode.run(bytes, name: "fuzz.png")
+    FuzzDecode.roundTrip(bytes, name: "fuzz.png")
     return 0
 }
 

@@ -22,4 +22,45 @@ public enum FuzzDecode {
             return -1
         }
     }
+
+    /// Decodes `bytes` and, when every frame decodes, writes them as an APNG with ``APNGWriter``
+    /// and checks that the APNG decodes to the same frames, delays and plays (trapping if not).
+    /// Small inputs only (at most 256 Ki pixels in all frames), so the fuzzer keeps its pace.
+    public static func roundTrip(_ bytes: [UInt8], name: String) {
+        guard let source = try? ImageSource(data: bytes, name: name, limits: limits),
+            source.info.width * source.info.height * source.info.frameCount <= 1 << 18
+        else { return }
+        let info = source.info
+        var writer: APNGWriter?
+        do {
+            let reader = try source.makeFrameReader(depth: nil)
+            while let frame = try reader.nextFrame() {
+                if writer == nil {
+                    writer = try APNGWriter(
+                        width: info.width, height: info.height, frameCount: info.frameCount, plays: info.plays,
+                        depth: frame.image.depth)
+                }
+                try writer?.append(frame.image, delay: frame.info.delay)
+            }
+            try writer?.finish()
+        } catch {
+            return  // the input does not decode whole: nothing to compare
+        }
+        guard let written = writer?.data else { return }
+        do {
+            let copy = try ImageSource(data: written, name: "written.png", limits: limits)
+            precondition(copy.info.frameCount == info.frameCount && copy.info.plays == info.plays, "frames or plays")
+            for (a, b) in zip(copy.info.frames, info.frames) {
+                precondition(abs((a.delay - b.delay) / .nanoseconds(1)) < 1, "delay \(a.delay) != \(b.delay)")
+            }
+            let original = try source.makeFrameReader(depth: nil)
+            let again = try copy.makeFrameReader(depth: nil)
+            while let expected = try original.nextFrame() {
+                let actual = try again.nextFrame()
+                precondition(actual?.image == expected.image, "frame \(expected.index) differs after writing")
+            }
+        } catch {
+            preconditionFailure("the written APNG does not decode: \(error)")
+        }
+    }
 }
