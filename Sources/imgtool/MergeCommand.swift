@@ -180,8 +180,13 @@ struct MergeCommand: AsyncParsableCommand {
     private static func write(_ animation: MergedAnimation, to path: String?, encoder: PNGEncoder, force: Bool)
         async throws(ImgToolError)
     {
-        try writeOutput(to: path, force: force) { (fd) throws(ImgToolError) in
-            try animation.writeAPNG(toFileDescriptor: fd, encoder: encoder)
+        guard let path else {
+            try await animation.writeAPNG(toFileDescriptor: STDOUT_FILENO, encoder: encoder)
+            return
+        }
+        try await AtomicFileWriter.write(to: path, existing: force ? .replace : .fail) {
+            (fd) async throws(ImgToolError) in
+            try await animation.writeAPNG(toFileDescriptor: fd, encoder: encoder)
         }
     }
 

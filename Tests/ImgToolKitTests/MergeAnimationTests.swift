@@ -62,7 +62,7 @@ struct MergeAnimationTests {
         }
         #expect(try reader.nextFrame() == nil)
         // And the APNG decodes to the same frames, delays and plays
-        let (info, decoded) = try APNGBuilder.decodeAll(try animation.encodedAPNG())
+        let (info, decoded) = try APNGBuilder.decodeAll(try await animation.encodedAPNG())
         #expect(info.frames.map(\.delay) == Array(repeating: .milliseconds(40), count: 3))
         #expect(info.plays == 0 && info.colorType == .rgba)
         let again = animation.makeFrameReader()
@@ -96,7 +96,7 @@ struct MergeAnimationTests {
                 [0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3],
             ])
         #expect(animation.plays == 2)
-        let (info, decoded) = try APNGBuilder.decodeAll(try animation.encodedAPNG())
+        let (info, decoded) = try APNGBuilder.decodeAll(try await animation.encodedAPNG())
         #expect(info.frameCount == 8 && info.plays == 2)
         #expect(info.frames.map(\.delay) == animation.timeline.segments.map(\.duration))
         // Every decoded frame is the background frame with the overlay frame drawn over it.
@@ -121,13 +121,13 @@ struct MergeAnimationTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let eight = try await ImageMerger().merge(
             background: try ImageInput(paths["opaque.png"] ?? ""), overlays: [try ImageInput(paths["anim.gif"] ?? "")])
-        let eightInfo = try APNGBuilder.decodeAll(try #require(eight.animation).encodedAPNG()).info
+        let eightInfo = try APNGBuilder.decodeAll(try await #require(eight.animation).encodedAPNG()).info
         #expect(eightInfo.colorType == .rgb && eightInfo.bitDepth == 8)
         let sixteen = try await ImageMerger().merge(
             background: try ImageInput(paths["deep.png"] ?? ""), overlays: [try ImageInput(paths["anim.gif"] ?? "")])
         let animation = try #require(sixteen.animation)
         #expect(animation.depth == .sixteen)
-        let (info, frames) = try APNGBuilder.decodeAll(try animation.encodedAPNG(), depth: nil)
+        let (info, frames) = try APNGBuilder.decodeAll(try await animation.encodedAPNG(), depth: nil)
         #expect(info.colorType == .rgb && info.bitDepth == 16)
         #expect(frames.first == sixteen.image)
     }

@@ -80,36 +80,35 @@ public struct MergedAnimation: Sendable {
     }
 
     /// Composites every merged frame and writes them as an APNG to `fileDescriptor` (not closed
-    /// here), one frame at a time: RGB when ``isOpaque``, RGBA otherwise, at ``depth``.
+    /// here): RGB when ``isOpaque``, RGBA otherwise, at ``depth``. Frames are composited in the
+    /// calling task and compressed on the other cores meanwhile (``APNGWriter/append(from:)``).
     /// - Parameters:
-    ///   - fileDescriptor: where the bytes go.
+    ///   - fileDescriptor: where the bytes go, as they are produced.
     ///   - encoder: zlib level and strategy. Default: chosen per frame.
     /// - Throws: ``ImgToolError``: a decoding error naming the input, `writeFailed`, `cancelled`.
     public func writeAPNG(toFileDescriptor fileDescriptor: Int32, encoder: PNGEncoder = PNGEncoder())
-        throws(ImgToolError)
+        async throws(ImgToolError)
     {
         let writer = try APNGWriter(
             fileDescriptor: fileDescriptor, width: width, height: height, frameCount: frameCount, plays: plays,
             depth: depth, hasAlpha: !isOpaque, encoder: encoder)
-        try write(to: writer)
+        try await write(to: writer)
     }
 
     /// Composites every merged frame and returns them encoded as an APNG.
     /// - Parameter encoder: zlib level and strategy. Default: chosen per frame.
     /// - Throws: ``ImgToolError``: a decoding error naming the input, `cancelled`.
-    public func encodedAPNG(encoder: PNGEncoder = PNGEncoder()) throws(ImgToolError) -> [UInt8] {
+    public func encodedAPNG(encoder: PNGEncoder = PNGEncoder()) async throws(ImgToolError) -> [UInt8] {
         let writer = try APNGWriter(
             width: width, height: height, frameCount: frameCount, plays: plays, depth: depth, hasAlpha: !isOpaque,
             encoder: encoder)
-        try write(to: writer)
+        try await write(to: writer)
         return writer.data
     }
 
-    private func write(to writer: APNGWriter) throws(ImgToolError) {
+    private func write(to writer: APNGWriter) async throws(ImgToolError) {
         let reader = makeFrameReader()
-        while let (image, delay) = try reader.nextFrame() {
-            try writer.append(image, delay: delay)
-        }
+        try await writer.append(from: reader.nextFrame)
         try writer.finish()
     }
 }

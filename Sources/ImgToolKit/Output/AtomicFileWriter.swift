@@ -31,50 +31,99 @@ public enum AtomicFileWriter {
         to path: String, existing: ExistingFile = .replace,
         _ body: (Int32) throws(ImgToolError) -> Void
     ) throws(ImgToolError) {
-        let (folder, name) = split(path)
-        var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress.unsafelyUnwrapped) }
-        guard fd >= 0 else {
-            throw ImgToolError(
-                .writeFailed, "cannot create a temporary file in \(folder)", input: path, cause: systemErrorText(errno))
-        }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
-        var committed = false
-        defer {
-            if !committed { unlink(temporary) }
-        }
+        let file = try PendingFile(path)
         do {
-            try body(fd)
+            try body(file.descriptor)
         } catch {
-            close(fd)
+            file.discard()
             throw error.naming(path)
         }
-        // mkstemp creates 0600; give the file the mode a plain create would have.
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
-        if close(fd) != 0 {
-            throw ImgToolError(
-                .writeFailed, "closing the temporary file failed", input: path, cause: systemErrorText(errno))
+        try file.commit(existing)
+    }
+
+    /// Creates `path` with the bytes the asynchronous `body` writes to the file descriptor it
+    /// is given, as the synchronous `write(to:existing:_:)` does; a cancelled `body` leaves
+    /// nothing behind either.
+    /// - Parameters:
+    ///   - path: the destination.
+    ///   - existing: what to do when `path` already exists.
+    ///   - body: writes the content; the descriptor is closed afterwards.
+    /// - Throws: ``ImgToolError`` naming `path`: `writeFailed` (with errno's text) or whatever `body` throws.
+    public static func write(
+        to path: String, existing: ExistingFile = .replace,
+        _ body: (Int32) async throws(ImgToolError) -> Void
+    ) async throws(ImgToolError) {
+        let file = try PendingFile(path)
+        do {
+            try await body(file.descriptor)
+        } catch {
+            file.discard()
+            throw error.naming(path)
         }
-        switch existing {
-        case .replace:
-            guard rename(temporary, path) == 0 else {
+        try file.commit(existing)
+    }
+
+    /// A temporary file beside the destination, until it is committed or discarded.
+    private struct PendingFile {
+        let path: String
+        let temporary: String
+        let descriptor: Int32
+
+        /// Creates `.NAME.XXXXXX` in the destination's folder.
+        init(_ path: String) throws(ImgToolError) {
+            let (folder, name) = AtomicFileWriter.split(path)
+            var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress.unsafelyUnwrapped) }
+            guard fd >= 0 else {
                 throw ImgToolError(
-                    .writeFailed, "cannot move the new file into place", input: path, cause: systemErrorText(errno))
+                    .writeFailed, "cannot create a temporary file in \(folder)", input: path,
+                    cause: systemErrorText(errno))
             }
-        case .fail:
-            guard link(temporary, path) == 0 else {
-                let code = errno
-                let message =
-                    code == EEXIST
-                    ? "already exists; pass --force to replace it" : "cannot move the new file into place"
-                throw ImgToolError(
-                    .writeFailed, message, input: path, cause: code == EEXIST ? nil : systemErrorText(code))
-            }
+            self.path = path
+            self.descriptor = fd
+            temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
+        }
+
+        /// Closes and removes the temporary file.
+        func discard() {
+            close(descriptor)
             unlink(temporary)
         }
-        committed = true
+
+        /// Closes the temporary file and moves it into place; on failure it is removed.
+        func commit(_ existing: ExistingFile) throws(ImgToolError) {
+            var committed = false
+            defer {
+                if !committed { unlink(temporary) }
+            }
+            // mkstemp creates 0600; give the file the mode a plain create would have.
+            let mask = umask(0)
+            umask(mask)
+            fchmod(descriptor, 0o666 & ~mask)
+            if close(descriptor) != 0 {
+                throw ImgToolError(
+                    .writeFailed, "closing the temporary file failed", input: path, cause: systemErrorText(errno))
+            }
+            switch existing {
+            case .replace:
+                guard rename(temporary, path) == 0 else {
+                    throw ImgToolError(
+                        .writeFailed, "cannot move the new file into place", input: path,
+                        cause: systemErrorText(errno))
+                }
+            case .fail:
+                guard link(temporary, path) == 0 else {
+                    let code = errno
+                    let message =
+                        code == EEXIST
+                        ? "already exists; pass --force to replace it" : "cannot move the new file into place"
+                    throw ImgToolError(
+                        .writeFailed, message, input: path, cause: code == EEXIST ? nil : systemErrorText(code))
+                }
+                unlink(temporary)
+            }
+            committed = true
+        }
     }
 
     /// Splits a path into its folder ("." when none) and last component.

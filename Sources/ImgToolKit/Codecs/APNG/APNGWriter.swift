@@ -37,6 +37,7 @@ public final class APNGWriter {
     private let layout: PNGLayout
     private var delays = APNGDelayWriter()
     private var previous: PixelBuffer?
+    private var stagedCount = 0
     private var framesWritten = 0
     private var sequenceNumber: UInt32 = 0
     private var finished = false
@@ -122,32 +123,126 @@ public final class APNGWriter {
     ///   ``frameCount``, or a translucent pixel when ``hasAlpha`` is `false`; `writeFailed`;
     ///   `tooLarge` when memory runs out.
     public func append(_ frame: PixelBuffer, delay: Duration) throws(ImgToolError) {
-        guard !finished, framesWritten < frameCount else {
+        try commit(try stage(frame, delay: delay).compressed())
+    }
+
+    /// Appends every frame `nextFrame` returns until it returns `nil`, compressing several
+    /// frames at once in child tasks while the next ones are made (at most one per processor
+    /// in flight, so memory stays at a few canvases). `nextFrame` runs in the calling task only.
+    /// - Parameter nextFrame: the next canvas and its delay, or `nil` after the last.
+    /// - Throws: what `nextFrame` throws, or what ``append(_:delay:)`` throws; `cancelled`
+    ///   when the task is cancelled. Nothing more is written after an error.
+    public func append(
+        from nextFrame: () throws(ImgToolError) -> (image: PixelBuffer, delay: Duration)?
+    ) async throws(ImgToolError) {
+        let inFlightLimit = max(availableProcessors, 2)
+        let failure: ImgToolError? = await withTaskGroup(of: (Int, Result<CompressedFrame, ImgToolError>).self) {
+            group in
+            var done: [Int: CompressedFrame] = [:]
+            var staged = 0
+            var committed = 0
+            var inFlight = 0
+            // Writes, in order, every compressed frame that is next in line.
+            func collect(_ finished: (Int, Result<CompressedFrame, ImgToolError>)?) throws(ImgToolError) {
+                guard let (index, result) = finished else { return }
+                inFlight -= 1
+                done[index] = try result.get()
+                while let next = done.removeValue(forKey: committed) {
+                    try commit(next)
+                    committed += 1
+                }
+            }
+            do throws(ImgToolError) {
+                while let (image, delay) = try nextFrame() {
+                    if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(staged)") }
+                    let frame = try stage(image, delay: delay)
+                    let index = staged
+                    staged += 1
+                    if inFlight == inFlightLimit { try collect(await group.next()) }
+                    group.addTask {
+                        do throws(ImgToolError) {
+                            return (index, .success(try frame.compressed()))
+                        } catch {
+                            return (index, .failure(error))
+                        }
+                    }
+                    inFlight += 1
+                }
+                while inFlight > 0 { try collect(await group.next()) }
+                return nil
+            } catch {
+                group.cancelAll()
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// A frame ready to compress: the rectangle to store and its pixels.
+    struct StagedFrame: Sendable {
+        var region: FrameRegion
+        var pixels: PixelBuffer
+        var delay: APNGDelay
+        var layout: PNGLayout
+        var encoder: PNGEncoder
+
+        /// The zlib stream libpng makes of the pixels stored as `layout`: the data of its IDAT chunks.
+        func compressed() throws(ImgToolError) -> CompressedFrame {
+            let png = try encoder.encode(pixels, layout: layout)
+            var stream: [UInt8] = []
+            var offset = 8
+            while offset < png.count {
+                let chunk = try PNGChunk.read(in: png, at: offset)
+                if chunk.type == .idat { stream.append(contentsOf: png[chunk.data]) }
+                offset = chunk.end
+            }
+            return CompressedFrame(region: region, delay: delay, stream: stream)
+        }
+    }
+
+    /// A frame ready to write.
+    struct CompressedFrame: Sendable {
+        var region: FrameRegion
+        var delay: APNGDelay
+        var stream: [UInt8]
+    }
+
+    /// Checks `frame`, finds what changed since the frame before (frame 0 covers the canvas), and
+    /// takes its delay; frames must be staged in order.
+    func stage(_ frame: PixelBuffer, delay: Duration) throws(ImgToolError) -> StagedFrame {
+        let index = stagedCount
+        guard !finished, index < frameCount else {
             throw ImgToolError(.invalidArgument, "the APNG was declared with \(frameCount) frames; cannot add another")
         }
         guard frame.width == width, frame.height == height else {
             throw ImgToolError(
                 .invalidArgument,
-                "frame \(framesWritten) is \(frame.width)x\(frame.height), but the APNG's canvas is \(width)x\(height)")
+                "frame \(index) is \(frame.width)x\(frame.height), but the APNG's canvas is \(width)x\(height)")
         }
         let canvas = frame.depth == depth ? frame : frame.converted(to: depth)
         if !hasAlpha, let y = canvas.firstTranslucentRow() {
             throw ImgToolError(
                 .invalidArgument,
-                "frame \(framesWritten) has a translucent pixel in row \(y), but the APNG stores no alpha")
+                "frame \(index) has a translucent pixel in row \(y), but the APNG stores no alpha")
         }
-        // Frame 0 is the default image and covers the canvas; later frames cover what changed
-        // (at least one pixel: fcTL cannot describe an empty rectangle).
+        // Later frames cover what changed (at least one pixel: fcTL cannot describe an empty rectangle).
         let region =
             previous.map { canvas.differingRegion(from: $0) ?? FrameRegion(x: 0, y: 0, width: 1, height: 1) }
             ?? FrameRegion(x: 0, y: 0, width: width, height: height)
-        let part = region.width == width && region.height == height ? canvas : canvas.cropped(to: region)
-        let stream = try zlibStream(of: part)
+        let pixels = region.width == width && region.height == height ? canvas : canvas.cropped(to: region)
+        previous = canvas
+        stagedCount += 1
+        return StagedFrame(
+            region: region, pixels: pixels, delay: delays.next(delay), layout: layout, encoder: encoder)
+    }
 
-        let fraction = delays.next(delay)
+    /// Writes the fcTL and the IDAT (frame 0) or fdAT chunks of the next frame; frames must be
+    /// committed in the order they were staged.
+    func commit(_ frame: CompressedFrame) throws(ImgToolError) {
         let control = FCTLChunk(
-            sequenceNumber: nextSequenceNumber(), region: region, delayNumerator: fraction.numerator,
-            delayDenominator: fraction.denominator, disposal: .none, blend: .source)
+            sequenceNumber: nextSequenceNumber(), region: frame.region, delayNumerator: frame.delay.numerator,
+            delayDenominator: frame.delay.denominator, disposal: .none, blend: .source)
+        let stream = frame.stream
         var out: [UInt8] = []
         out.reserveCapacity(stream.count + 64 + 16 * (stream.count / Self.chunkBytes + 1))
         PNGChunk.append(.fctl, data: control.serialized, to: &out)
@@ -163,7 +258,6 @@ public final class APNGWriter {
             start += piece.count
         } while start < stream.count
         try sink.append(out)
-        previous = canvas
         framesWritten += 1
     }
 
@@ -172,7 +266,7 @@ public final class APNGWriter {
     ///   appended (the file would be invalid), `writeFailed`.
     public func finish() throws(ImgToolError) {
         guard !finished else { return }
-        guard framesWritten == frameCount else {
+        guard framesWritten == frameCount, stagedCount == frameCount else {
             throw ImgToolError(
                 .invalidArgument, "the APNG was declared with \(frameCount) frames but \(framesWritten) were added")
         }
@@ -186,19 +280,6 @@ public final class APNGWriter {
     private func nextSequenceNumber() -> UInt32 {
         defer { sequenceNumber += 1 }
         return sequenceNumber
-    }
-
-    /// The zlib stream libpng makes of `image` stored as ``layout``: the data of its IDAT chunks.
-    private func zlibStream(of image: PixelBuffer) throws(ImgToolError) -> [UInt8] {
-        let png = try encoder.encode(image, layout: layout)
-        var stream: [UInt8] = []
-        var offset = 8
-        while offset < png.count {
-            let chunk = try PNGChunk.read(in: png, at: offset)
-            if chunk.type == .idat { stream.append(contentsOf: png[chunk.data]) }
-            offset = chunk.end
-        }
-        return stream
     }
 }
 
