@@ -46,4 +46,25 @@ struct DocumentationTests {
         while let frame = try reader.nextFrame() { digests.append(frame.image.rgba8Digest()) }
         #expect(digests.count == 1)
     }
+
+    @Test("Merging: an animated overlay written as an APNG")
+    func mergingExample() async throws {
+        let folder = try MergeFixtures.temporaryFolder("doc-merge")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try MergeFixtures.write(
+            try MergeFixtures.png(MergeFixtures.noise8(width: 10, height: 8, seed: 4)), to: folder + "/photo.png")
+        try MergeFixtures.write(MergeAnimationTests.movingSquare(count: 3, delay: 5), to: folder + "/sticker.gif")
+        // The article's code, with the folder in front of each name (tests run in parallel, so
+        // none may change the working directory).
+        let result = try await ImageMerger().merge(
+            background: try ImageInput(folder + "/photo.png"), overlays: [try ImageInput(folder + "/sticker.gif")])
+        if let animation = result.animation {
+            try await AtomicFileWriter.write(to: folder + "/merged.png") { (fd) async throws(ImgToolError) in
+                try await animation.writeAPNG(toFileDescriptor: fd)
+            }
+        }
+
+        let info = try ImageSource(contentsOf: folder + "/merged.png").info
+        #expect(info.format == .apng && info.frameCount == 3)
+    }
 }

@@ -1,7 +1,7 @@
 /// Plays a ``FrameSource`` in real (or virtual) time, handing frames to a main-actor handler,
 /// as Apple ImageIO's `CGAnimateImageAtURLWithBlock` hands them to a block on the main queue.
 ///
-/// What runs where: frames are decoded, composited and transformed on a ``FrameProducer``
+/// What runs where: frames are decoded, composited and transformed on a `FrameProducer`
 /// actor, one frame ahead of the frame waiting for its deadline; the handler runs on the main
 /// actor and nothing else does; waiting and bookkeeping run on the global executor. Memory stays
 /// at one canvas, one saved canvas, and the frames in flight (the one shown and the next).

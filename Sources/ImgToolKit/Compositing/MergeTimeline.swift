@@ -39,7 +39,7 @@ public struct MergeTimeline: Sendable, Hashable {
     /// - Parameters:
     ///   - inputs: what each input declares, in input order.
     ///   - delayPolicy: how stored delays become shown delays. Default ``DelayPolicy/raw``.
-    ///   - foldingAtOrBelow: no output frame (but a lone one) lasts this long or less. Default 0.
+    ///   - fold: no output frame (but a lone one) lasts this long or less. Default 0.
     ///   - maxFrames: the most output frames allowed, checked against an upper bound before the
     ///     timeline is built. Default: no limit.
     /// - Throws: ``ImgToolError`` `tooLarge` when the merge could have more than `maxFrames` frames.

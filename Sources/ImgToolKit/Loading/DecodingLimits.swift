@@ -30,7 +30,10 @@ public struct DecodingLimits: Sendable, Hashable {
     public static let `default` = DecodingLimits()
 
     /// Throws ``ImgToolError/Code/tooLarge`` unless a `width` x `height` image is within ``maxPixels``.
-    /// - Parameter what: names the thing measured in the message, e.g. "image" or "frame 3".
+    /// - Parameters:
+    ///   - width: the image's width in pixels.
+    ///   - height: the image's height in pixels.
+    ///   - what: names the thing measured in the message, e.g. "image" or "frame 3".
     public func checkPixels(width: Int, height: Int, what: String = "image") throws(ImgToolError) {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > maxPixels || width < 0 || height < 0 {

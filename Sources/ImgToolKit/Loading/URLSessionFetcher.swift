@@ -6,7 +6,7 @@ import Foundation
 
 /// Fetches `http` and `https` URLs with `URLSession` (FoundationNetworking on Linux).
 ///
-/// Each fetch has its own session and ``FetchDelegate``, which streams the body into memory,
+/// Each fetch has its own session and `FetchDelegate`, which streams the body into memory,
 /// checks the status and the byte cap, and refuses redirects to other schemes. Nothing in a
 /// fetcher is isolated to an actor: delegate callbacks arrive on the session's own queue, and
 /// the awaiting task is resumed from there.

@@ -11,7 +11,7 @@
 /// differs from the frame before it (`dispose_op` none, `blend_op` source), so the file decodes
 /// to exactly the frames given, and a frame that changes a few pixels costs a few bytes. Each
 /// rectangle is compressed by libpng (through ``PNGEncoder``) and its zlib stream moved into
-/// fdAT chunks. Delays are written as exact fractions when they have one (see ``APNGDelay``).
+/// fdAT chunks. Delays are written as exact fractions when they have one (exact when the delay is a fraction with 16-bit terms, else milliseconds that never drift).
 ///
 /// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
 /// (``hasAlpha``), 8 or 16 bits (``depth``). Decoders without APNG support show frame 0.
