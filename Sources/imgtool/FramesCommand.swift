@@ -12,7 +12,8 @@ struct FramesCommand: AsyncParsableCommand {
         abstract: "Write every frame of an image as a PNG file (frame-0000.png, ...).",
         discussion: """
             Frames are composited as a player shows them. DIR is created when missing; when the \
-            input is rejected nothing is written and no empty DIR is left behind.
+            input is rejected, or SIGINT, SIGTERM or SIGHUP stops the command (exit status \
+            128+N), the frames written so far are removed and no empty DIR is left behind.
             """
     )
 
@@ -39,10 +40,13 @@ struct FramesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let command = self
         do {
-            let written = try await writeFrames()
+            let written = try await StopSignals.cancelling { () async throws(ImgToolError) in
+                try await command.writeFrames()
+            }
             Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
-        } catch {
+        } catch let error as ImgToolError {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }
@@ -55,7 +59,7 @@ struct FramesCommand: AsyncParsableCommand {
     /// Decodes frames in order in this task and encodes each one in a child task, so decoding and
     /// PNG encoding overlap on separate cores. On any failure every file this run wrote is removed
     /// (and the folder, when this run created it).
-    private func writeFrames() async throws(ImgToolError) -> Int {
+    func writeFrames() async throws(ImgToolError) -> Int {
         let source = try ImageSource(contentsOf: file, limits: limits.limits)
         let selected = try (range ?? FrameRange(lower: nil, upper: nil)).resolved(frameCount: source.info.frameCount)
         let createdFolder = try OutputFolder.create(output)
@@ -78,6 +82,7 @@ struct FramesCommand: AsyncParsableCommand {
             do throws(ImgToolError) {
                 let reader = try source.makeFrameReader(depth: requestedDepth)
                 while failure == nil, let frame = try reader.nextFrame() {
+                    if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
                     if frame.index > selected.upperBound { break }
                     guard selected.contains(frame.index) else { continue }
                     if inFlight == Self.encodersInFlight { collect(await group.next()) }

@@ -27,7 +27,8 @@ struct MergeCommand: AsyncParsableCommand {
             (atomically) only with --force. -o - writes the PNG to standard output.
 
             Exit status: 0 on success, 1 when an input is bad or the operation failed (nothing is \
-            written), 64 for a usage error. With --keep-going, overlays that fail are reported \
+            written), 64 for a usage error, 128+N when signal N (SIGINT, SIGTERM, SIGHUP) stopped \
+            it (nothing is written either). With --keep-going, overlays that fail are reported \
             and left out, the rest is written, and the exit status is 1.
             """
     )
@@ -90,9 +91,10 @@ struct MergeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do throws(ImgToolError) {
-            try await merge()
-        } catch {
+        let command = self
+        do {
+            try await StopSignals.cancelling { () async throws(ImgToolError) in try await command.merge() }
+        } catch let error as ImgToolError {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }

@@ -1,0 +1,57 @@
+import ArgumentParser
+import ImgToolKit
+
+/// Lets commands that write files stop cleanly on SIGINT, SIGTERM and SIGHUP: the signal
+/// cancels the work instead of killing the process, so its cleanup runs (a half-written
+/// temporary file is removed, frames already written are taken back), and the command then
+/// exits with 128+N as a killed process would.
+enum StopSignals {
+    /// Runs `body` in a child task that a stop signal cancels.
+    /// - Parameter body: the command's work.
+    /// - Returns: what `body` returns when it finishes, even if a signal came too late to stop it.
+    /// - Throws: `ExitCode(128 + N)` when signal N arrived and the work then failed (it was
+    ///   cancelled); otherwise what `body` throws.
+    static func cancelling<Value: Sendable>(
+        _ body: @escaping @Sendable () async throws(ImgToolError) -> Value
+    ) async throws -> Value {
+        var trap = SignalTrap()
+        trap.install(resizes: false)
+        let watcher = InputWatcher(readingKeys: false)
+        defer {
+            watcher.stop()
+            trap.restore()
+        }
+        let result = await withTaskGroup(of: Result<Value, ImgToolError>?.self) { group in
+            group.addTask {
+                do throws(ImgToolError) {
+                    return .success(try await body())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                // Ends with the first stop signal, or when cancelled because the work ended.
+                for await event in watcher.events {
+                    if case .stopSignal = event { break }
+                }
+                return nil
+            }
+            var result: Result<Value, ImgToolError>?
+            while let finished = await group.next() {
+                if let finished { result = finished }
+                group.cancelAll()
+            }
+            return result
+        }
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            let signal = pendingSignal.load(ordering: .relaxed)
+            if signal != 0 { throw ExitCode(128 + signal) }
+            throw error
+        case nil:
+            preconditionFailure("the work's task always returns a result")
+        }
+    }
+}
