@@ -84,7 +84,7 @@ struct AnimateCommand: AsyncParsableCommand {
         let commandStart = ContinuousClock.now
         let source: any FrameSource
         do {
-            source = try await Self.prepare(input, limits: limits.limits)
+            source = try await CommandInput.prepare(input, limits: limits.limits)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -137,20 +137,6 @@ struct AnimateCommand: AsyncParsableCommand {
             source: source, options: options, graphics: graphics, width: width, height: height,
             commandStart: commandStart)
         return await player.run()
-    }
-
-    /// Reads (or fetches) and parses the input off the main actor.
-    @concurrent
-    static func prepare(_ input: String, limits: DecodingLimits) async throws(ImgToolError) -> any FrameSource {
-        let lowered = input.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://") {
-            guard let url = URL(string: input) else {
-                throw ImgToolError(.invalidArgument, "not a valid URL", input: input)
-            }
-            if !url.isFileURL { try CurlLibrary.load(toFetch: input) }
-            return try await AnimationInput.url(url).prepare(limits: limits, fetcher: URLSessionDataFetcher())
-        }
-        return try ImageSource(contentsOf: input, limits: limits)
     }
 
     /// `--dry-run`: the timeline of every play (one play when it loops forever).

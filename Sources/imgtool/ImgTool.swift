@@ -11,6 +11,8 @@ struct ImgTool: AsyncParsableCommand {
             names the input), 64 for a usage error.
             """,
         version: "0.1.0",
-        subcommands: [AnimateCommand.self, MergeCommand.self, InfoCommand.self, FramesCommand.self]
+        subcommands: [
+            AnimateCommand.self, MergeCommand.self, ConvertCommand.self, InfoCommand.self, FramesCommand.self,
+        ]
     )
 }

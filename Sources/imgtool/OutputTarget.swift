@@ -22,7 +22,7 @@ enum OutputTarget {
                 && inputStatus.st_ino == outputStatus.st_ino
             if sameFile || (resolvedOutput != nil && resolvedOutput == resolve(inputPath)) {
                 throw ImgToolError(
-                    .invalidArgument, "is also an input (\(input.name)); choose another output with -o", input: path)
+                    .invalidArgument, "is also an input (\(input.name)); choose another output", input: path)
             }
         }
         if exists {

@@ -14,7 +14,9 @@
 /// fdAT chunks. Delays are written as exact fractions when they have one (exact when the delay is a fraction with 16-bit terms, else milliseconds that never drift).
 ///
 /// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
-/// (``hasAlpha``), 8 or 16 bits (``depth``). Decoders without APNG support show frame 0.
+/// (``hasAlpha``), 8 or 16 bits (``depth``); ``FrameSource/writePNG(toFileDescriptor:plays:depth:encoder:)``
+/// also finds the smallest storage that fits every frame (a palette, grey). Decoders without APNG
+/// support show frame 0.
 ///
 /// A writer is a one-shot object used inside one task and never shared. The corresponding tools
 /// are apngasm and ffmpeg's APNG muxer.
@@ -27,10 +29,17 @@ public final class APNGWriter {
     public let frameCount: Int
     /// How many times the animation plays, 0 meaning forever (acTL's `num_plays`).
     public let plays: Int
-    /// Sample depth of every stored frame.
-    public let depth: SampleDepth
-    /// Whether an alpha channel is stored (RGBA); without it (RGB) every pixel must be opaque.
-    public let hasAlpha: Bool
+    /// Sample depth of the frames taken: 16 when the file stores 16-bit samples.
+    public var depth: SampleDepth { layout.bitDepth == 16 ? .sixteen : .eight }
+    /// Whether the file stores alpha (an alpha channel, or a palette with translucent entries);
+    /// without it every pixel must be opaque.
+    public var hasAlpha: Bool {
+        switch layout.colorType {
+        case .rgba, .grayAlpha: true
+        case .palette: layout.palette.contains { $0 >> 24 != 0xff }
+        case .rgb, .gray: false
+        }
+    }
 
     private var sink: ByteSink
     private let encoder: PNGEncoder
@@ -63,7 +72,8 @@ public final class APNGWriter {
     ) throws(ImgToolError) {
         try self.init(
             sink: ByteSink(fileDescriptor: fileDescriptor), width: width, height: height, frameCount: frameCount,
-            plays: plays, depth: depth, hasAlpha: hasAlpha, encoder: encoder)
+            plays: plays, layout: PNGLayout(colorType: hasAlpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16),
+            encoder: encoder)
     }
 
     /// Starts an animation kept in memory (read it from ``data`` after ``finish()``).
@@ -74,13 +84,15 @@ public final class APNGWriter {
         encoder: PNGEncoder = PNGEncoder()
     ) throws(ImgToolError) {
         try self.init(
-            sink: ByteSink(), width: width, height: height, frameCount: frameCount, plays: plays, depth: depth,
-            hasAlpha: hasAlpha, encoder: encoder)
+            sink: ByteSink(), width: width, height: height, frameCount: frameCount, plays: plays,
+            layout: PNGLayout(colorType: hasAlpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16),
+            encoder: encoder)
     }
 
-    private init(
-        sink: ByteSink, width: Int, height: Int, frameCount: Int, plays: Int, depth: SampleDepth, hasAlpha: Bool,
-        encoder: PNGEncoder
+    /// Starts an animation stored as `layout` (any colour type and depth, with its palette),
+    /// which must hold every frame appended exactly: ``PNGLayout/Analysis`` of the frames gives it.
+    init(
+        sink: ByteSink, width: Int, height: Int, frameCount: Int, plays: Int, layout: PNGLayout, encoder: PNGEncoder
     ) throws(ImgToolError) {
         let range = 1...PNGChunk.maxLength
         guard range.contains(width), range.contains(height) else {
@@ -97,16 +109,29 @@ public final class APNGWriter {
         self.height = height
         self.frameCount = frameCount
         self.plays = plays
-        self.depth = depth
-        self.hasAlpha = hasAlpha
         self.encoder = encoder
-        layout = PNGLayout(colorType: hasAlpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16)
+        self.layout = layout
 
         var head: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
         let header = IHDRChunk(
             width: width, height: height, bitDepth: layout.bitDepth, colorType: layout.colorType, isInterlaced: false)
         PNGChunk.append(.ihdr, data: header.serialized, to: &head)
         PNGChunk.append(.actl, data: ACTLChunk(frameCount: frameCount, plays: plays).serialized, to: &head)
+        if layout.colorType == .palette {
+            PNGChunk.append(
+                .plte,
+                data: layout.palette.flatMap {
+                    [
+                        UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8),
+                        UInt8(truncatingIfNeeded: $0 >> 16),
+                    ]
+                }, to: &head)
+            // Translucent entries sort first, so tRNS stops at the last of them.
+            let alphas = layout.palette.map { UInt8(truncatingIfNeeded: $0 >> 24) }
+            if let last = alphas.lastIndex(where: { $0 != 255 }) {
+                PNGChunk.append(.trns, data: alphas[...last], to: &head)
+            }
+        }
         try self.sink.append(head)
     }
 

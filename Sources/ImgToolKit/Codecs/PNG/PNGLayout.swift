@@ -21,69 +21,96 @@ struct PNGLayout: Sendable, Hashable {
 
     /// Analyses `image` and returns the smallest exact layout.
     static func choose(for image: PixelBuffer) -> PNGLayout {
-        switch image.samples {
-        case .rgba8(let samples):
-            return samples.withUnsafeBufferPointer {
-                choose8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount)
-            }
-        case .rgba16(let samples):
-            if samples.allSatisfy({ $0 >> 8 == $0 & 0xff }) {
-                // Every sample is v * 257: the 8-bit image holds exactly the same values.
-                let narrow = samples.map { UInt8(truncatingIfNeeded: $0) }
-                return narrow.withUnsafeBufferPointer {
-                    choose8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount)
-                }
-            }
-            var gray = true
-            var opaque = true
-            var index = 0
-            while index < samples.count && (gray || opaque) {
-                if samples[index] != samples[index + 1] || samples[index] != samples[index + 2] { gray = false }
-                if samples[index + 3] != .max { opaque = false }
-                index += 4
-            }
-            switch (gray, opaque) {
-            case (true, true): return PNGLayout(colorType: .gray, bitDepth: 16)
-            case (true, false): return PNGLayout(colorType: .grayAlpha, bitDepth: 16)
-            case (false, true): return PNGLayout(colorType: .rgb, bitDepth: 16)
-            case (false, false): return PNGLayout(colorType: .rgba, bitDepth: 16)
-            }
-        }
+        var analysis = Analysis()
+        analysis.add(image)
+        return analysis.layout
     }
 
-    /// Depth a grey value needs: 1 bit for 0 and 255, 2 bits for multiples of 85, 4 for 17.
-    private static let grayDepth: [UInt8] = (0..<256).map { value in
-        value % 255 == 0 ? 1 : value % 85 == 0 ? 2 : value % 17 == 0 ? 4 : 8
-    }
+    /// Finds the smallest layout that stores every one of several images exactly (an APNG's
+    /// frames share one IHDR and PLTE): add the images, then read ``layout``.
+    struct Analysis {
+        private var gray = true
+        private var opaque = true
+        private var grayBits: UInt8 = 1
+        /// Whether every sample seen fits in 8 bits (16-bit samples that are all `v * 257`).
+        private var eightBit = true
+        private var colors = ColorSet()
+        private var empty = true
 
-    private static func choose8(_ base: UnsafeRawPointer?, pixels: Int) -> PNGLayout {
-        guard let base, pixels > 0 else { return PNGLayout(colorType: .rgba, bitDepth: 8) }
-        var gray = true
-        var opaque = true
-        var grayBits: UInt8 = 1
-        var colors = ColorSet()
-        for index in 0..<pixels {
-            let pixel = base.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self).littleEndian
-            let r = UInt8(truncatingIfNeeded: pixel)
-            if gray {
-                if r != UInt8(truncatingIfNeeded: pixel >> 8) || r != UInt8(truncatingIfNeeded: pixel >> 16) {
-                    gray = false
-                } else {
-                    grayBits = max(grayBits, grayDepth[Int(r)])
+        /// Whether more images can no longer change the answer (16-bit or 8-bit RGBA with more
+        /// than 256 colours, translucent and not grey): callers may stop adding.
+        var isSettled: Bool { !gray && !opaque && (colors.overflowed || !eightBit) }
+
+        /// The smallest layout holding every image added so far exactly.
+        var layout: PNGLayout {
+            if empty { return PNGLayout(colorType: .rgba, bitDepth: 8) }
+            guard eightBit else {
+                switch (gray, opaque) {
+                case (true, true): return PNGLayout(colorType: .gray, bitDepth: 16)
+                case (true, false): return PNGLayout(colorType: .grayAlpha, bitDepth: 16)
+                case (false, true): return PNGLayout(colorType: .rgb, bitDepth: 16)
+                case (false, false): return PNGLayout(colorType: .rgba, bitDepth: 16)
                 }
             }
-            if opaque && pixel >> 24 != 0xff { opaque = false }
-            if !colors.overflowed { colors.insert(pixel) }
-            if !gray && !opaque && colors.overflowed { break }
+            if gray && opaque { return PNGLayout(colorType: .gray, bitDepth: Int(grayBits)) }
+            if !colors.overflowed {
+                let entries = colors.members.sorted { ($0 >> 24, $0) < ($1 >> 24, $1) }
+                let bits = entries.count <= 2 ? 1 : entries.count <= 4 ? 2 : entries.count <= 16 ? 4 : 8
+                return PNGLayout(colorType: .palette, bitDepth: bits, palette: entries)
+            }
+            if gray { return PNGLayout(colorType: .grayAlpha, bitDepth: 8) }
+            return PNGLayout(colorType: opaque ? .rgb : .rgba, bitDepth: 8)
         }
-        if gray && opaque { return PNGLayout(colorType: .gray, bitDepth: Int(grayBits)) }
-        if !colors.overflowed {
-            let entries = colors.members.sorted { ($0 >> 24, $0) < ($1 >> 24, $1) }
-            let bits = entries.count <= 2 ? 1 : entries.count <= 4 ? 2 : entries.count <= 16 ? 4 : 8
-            return PNGLayout(colorType: .palette, bitDepth: bits, palette: entries)
+
+        /// Adds the pixels of `image`.
+        mutating func add(_ image: PixelBuffer) {
+            guard !isSettled, image.pixelCount > 0 else { return }
+            empty = false
+            switch image.samples {
+            case .rgba8(let samples):
+                samples.withUnsafeBufferPointer { add8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount) }
+            case .rgba16(let samples):
+                if eightBit && samples.allSatisfy({ $0 >> 8 == $0 & 0xff }) {
+                    // Every sample is v * 257: the 8-bit image holds exactly the same values.
+                    let narrow = samples.map { UInt8(truncatingIfNeeded: $0) }
+                    narrow.withUnsafeBufferPointer {
+                        add8(UnsafeRawPointer($0.baseAddress), pixels: image.pixelCount)
+                    }
+                    return
+                }
+                eightBit = false
+                var index = 0
+                while index < samples.count && (gray || opaque) {
+                    if samples[index] != samples[index + 1] || samples[index] != samples[index + 2] { gray = false }
+                    if samples[index + 3] != .max { opaque = false }
+                    index += 4
+                }
+            }
         }
-        if gray { return PNGLayout(colorType: .grayAlpha, bitDepth: 8) }
-        return PNGLayout(colorType: opaque ? .rgb : .rgba, bitDepth: 8)
+
+        /// Depth a grey value needs: 1 bit for 0 and 255, 2 bits for multiples of 85, 4 for 17.
+        private static let grayDepth: [UInt8] = (0..<256).map { value in
+            value % 255 == 0 ? 1 : value % 85 == 0 ? 2 : value % 17 == 0 ? 4 : 8
+        }
+
+        private mutating func add8(_ base: UnsafeRawPointer?, pixels: Int) {
+            guard let base else { return }
+            let trackColors = eightBit
+            for index in 0..<pixels {
+                let pixel = base.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self).littleEndian
+                let r = UInt8(truncatingIfNeeded: pixel)
+                if gray {
+                    if r != UInt8(truncatingIfNeeded: pixel >> 8) || r != UInt8(truncatingIfNeeded: pixel >> 16) {
+                        gray = false
+                    } else {
+                        grayBits = max(grayBits, Self.grayDepth[Int(r)])
+                    }
+                }
+                if opaque && pixel >> 24 != 0xff { opaque = false }
+                if trackColors && !colors.overflowed { colors.insert(pixel) }
+                if !gray && !opaque && (colors.overflowed || !trackColors) { break }
+            }
+        }
     }
 }
 
