@@ -67,4 +67,12 @@ struct DocumentationTests {
         let info = try ImageSource(contentsOf: folder + "/merged.png").info
         #expect(info.format == .apng && info.frameCount == 3)
     }
+
+    @Test("Decoding: a GIF written as an APNG")
+    func convertExample() async throws {
+        let gif = try ImageSource(data: MergeAnimationTests.movingSquare(count: 4, delay: 4), name: "spinner.gif")
+        let apng = try await gif.encodedPNG()  // same frames, delays and plays
+        let info = try ImageSource(data: apng, name: "spinner.png").info
+        #expect(info.format == .apng && info.frames.map(\.delay) == gif.info.frames.map(\.delay))
+    }
 }
