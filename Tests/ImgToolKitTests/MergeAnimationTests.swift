@@ -145,7 +145,7 @@ struct MergeAnimationTests {
         #expect(animation.timeline.segments.map(\.duration) == Array(repeating: .milliseconds(100), count: 3))
     }
 
-    @Test("A merge past --max-frames is refused as too large, naming the limit")
+    @Test("A merge past --max-frames or --max-total-pixels is refused as too large, naming the limit")
     func frameLimit() async throws {
         let (folder, paths) = try Self.write([
             "slow.gif": Self.movingSquare(count: 2, delay: 60_000), "fast.gif": Self.movingSquare(count: 2, delay: 2),
@@ -160,6 +160,21 @@ struct MergeAnimationTests {
         } catch {
             #expect(error.code == .tooLarge)
             #expect(error.message.contains("--max-frames"))
+        }
+        // Each input is within 100 pixels in all (96 and 3 x 24), the merge is not: 3 x 96.
+        let (folder2, paths2) = try Self.write([
+            "bg.png": try MergeFixtures.png(MergeFixtures.noise8(width: 12, height: 8, seed: 2)),
+            "anim.gif": Self.movingSquare(count: 3, delay: 5),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: folder2) }
+        let small = ImageLoader(options: ImageLoader.Options(limits: DecodingLimits(maxTotalPixels: 100)))
+        do {
+            _ = try await ImageMerger(loader: small).merge(
+                background: try ImageInput(paths2["bg.png"] ?? ""), overlays: [try ImageInput(paths2["anim.gif"] ?? "")]
+            )
+            Issue.record("a merge of 288 pixels in all was accepted with --max-total-pixels 100")
+        } catch {
+            #expect(error.code == .tooLarge && error.message.contains("3 frames of 12x8"), "\(error)")
         }
     }
 }

@@ -48,8 +48,8 @@ public struct ImageMerger: Sendable {
     /// - Throws: ``ImgToolError`` naming the failing input: any loading error (`notFound`,
     ///   `network`, `truncated`, `tooLarge`, `unsupportedFormat`, `corrupt` ...), always for the
     ///   background and, without `keepGoing`, for an overlay; `invalidArgument` when there is no
-    ///   overlay or every overlay failed; `tooLarge` when merged animations would have more than
-    ///   `maxFrames` frames; `cancelled`.
+    ///   overlay or every overlay failed; `tooLarge` when merged animations would pass `maxFrames`
+    ///   or `maxTotalPixels`; `cancelled`.
     public func merge(background: ImageInput, overlays: [ImageInput]) async throws(ImgToolError) -> Result {
         guard let first = overlays.first else {
             throw ImgToolError(.invalidArgument, "merge needs at least one overlay")

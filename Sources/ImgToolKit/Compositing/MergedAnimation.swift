@@ -41,8 +41,9 @@ public struct MergedAnimation: Sendable {
     ///   - firstFrame: the merge of every input's frame 0 (what ``ImageMerger`` composites), whose
     ///     depth and opacity are the whole animation's.
     ///   - placement: where and how overlays are drawn.
-    ///   - limits: `maxFrames` bounds the merged frame count.
-    /// - Throws: ``ImgToolError`` `tooLarge` when the merge would have more than `limits.maxFrames` frames.
+    ///   - limits: `maxFrames` bounds the merged frame count, `maxTotalPixels` the frames times
+    ///     the canvas.
+    /// - Throws: ``ImgToolError`` `tooLarge` when the merge would pass either.
     init(
         background: LoadedImage, overlays: [LoadedImage], firstFrame: PixelBuffer, placement: OverlayPlacement,
         limits: DecodingLimits
@@ -51,6 +52,8 @@ public struct MergedAnimation: Sendable {
         let infos = inputs.map(\.info)
         timeline = try MergeTimeline(
             infos, delayPolicy: Self.delayPolicy, foldingAtOrBelow: Self.shortestClamped, maxFrames: limits.maxFrames)
+        try limits.checkAnimation(
+            frames: timeline.frameCount, width: background.info.width, height: background.info.height)
         plays = infos[timeline.longestInput].plays
         width = background.info.width
         height = background.info.height
