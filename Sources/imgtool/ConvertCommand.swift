@@ -49,12 +49,7 @@ struct ConvertCommand: AsyncParsableCommand {
         if let loops, loops < 0 { throw ValidationError("--loops must be 0 (forever) or more, not \(loops)") }
         if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
-        let lowered = output.lowercased()
-        if lowered.hasSuffix(".gif") || lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")
-            || lowered.hasSuffix(".webp")
-        {
-            throw ValidationError("imgtool writes PNG and APNG only; name the output .png (or .apng)")
-        }
+        try OutputTarget.checkFormat(of: output)
     }
 
     func run() async throws {

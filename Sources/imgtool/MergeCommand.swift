@@ -85,6 +85,7 @@ struct MergeCommand: AsyncParsableCommand {
         guard timeout.isFinite, timeout > 0 else {
             throw ValidationError("--timeout must be a positive number of seconds")
         }
+        if let output { try OutputTarget.checkFormat(of: output) }
         guard ([background] + overlays).filter({ $0 == "-" }).count <= 1 else {
             throw ValidationError("standard input (-) can be read only once")
         }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import ImgToolKit
 
 #if canImport(Glibc)
@@ -30,6 +31,19 @@ enum OutputTarget {
                 throw ImgToolError(.writeFailed, "is a folder; name a file with -o", input: path)
             }
             if !force { throw ImgToolError(.writeFailed, "already exists; pass --force to replace it", input: path) }
+        }
+    }
+
+    /// Refuses an output named for a format imgtool does not write (it writes PNG and APNG only),
+    /// rather than writing PNG data under a `.gif` or `.jpg` name.
+    /// - Throws: `ValidationError` (a usage error, exit 64).
+    static func checkFormat(of path: String) throws {
+        let lowered = path.lowercased()
+        for suffix in [".gif", ".jpg", ".jpeg", ".webp", ".avif", ".bmp", ".tif", ".tiff"]
+        where lowered.hasSuffix(suffix) {
+            throw ValidationError(
+                "\(path): imgtool writes PNG and APNG only, not \(suffix.dropFirst().uppercased()); name the output .png"
+            )
         }
     }
 
