@@ -1,10 +1,6 @@
 import ArgumentParser
 import ImgToolKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `imgtool convert INPUT OUTPUT`: a GIF, APNG or PNG rewritten as an APNG or PNG.
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,15 +60,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func convert() async throws(ImgToolError) {
         let toStandardOutput = output == "-"
-        if toStandardOutput {
-            if isatty(STDOUT_FILENO) != 0 {
-                throw ImgToolError(
-                    .invalidArgument,
-                    "refusing to write PNG data to a terminal; redirect standard output or name a file")
-            }
-        } else {
-            try OutputTarget.check(output, against: [try ImageInput(input)], force: force)
-        }
+        try OutputTarget.check(output, against: [try ImageInput(input)], force: force)
         let source = try await CommandInput.prepare(input, limits: limits.limits)
         for warning in source.info.warnings { Console.error("warning: \(input): \(warning)") }
         let encoder = PNGEncoder(compressionLevel: level)
@@ -87,12 +75,7 @@ struct ConvertCommand: AsyncParsableCommand {
         _ source: any FrameSource, to path: String?, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
         force: Bool
     ) async throws(ImgToolError) {
-        guard let path else {
-            try await source.writePNG(toFileDescriptor: STDOUT_FILENO, plays: plays, depth: depth, encoder: encoder)
-            return
-        }
-        try await AtomicFileWriter.write(to: path, existing: force ? .replace : .fail) {
-            (fd) async throws(ImgToolError) in
+        try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in
             try await source.writePNG(toFileDescriptor: fd, plays: plays, depth: depth, encoder: encoder)
         }
     }

@@ -1,10 +1,6 @@
 import ArgumentParser
 import ImgToolKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `imgtool merge BACKGROUND OVERLAY [OVERLAY...]`: overlays composited onto a background.
 struct MergeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -107,15 +103,7 @@ struct MergeCommand: AsyncParsableCommand {
         let inputs = [backgroundInput] + overlayInputs
         let destination = output ?? "merged.png"
         let toStandardOutput = destination == "-"
-        if toStandardOutput {
-            if isatty(STDOUT_FILENO) != 0 {
-                throw ImgToolError(
-                    .invalidArgument,
-                    "refusing to write PNG data to a terminal; redirect standard output or use -o FILE")
-            }
-        } else {
-            try OutputTarget.check(destination, against: inputs, force: force)
-        }
+        try OutputTarget.check(destination, against: inputs, force: force)
 
         let remote = inputs.contains {
             if case .file = $0.location { return false }
@@ -172,7 +160,7 @@ struct MergeCommand: AsyncParsableCommand {
     private static func write(_ image: PixelBuffer, to path: String?, encoder: PNGEncoder, force: Bool)
         async throws(ImgToolError)
     {
-        try writeOutput(to: path, force: force) { (fd) throws(ImgToolError) in
+        try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in
             try encoder.write(image, toFileDescriptor: fd)
         }
     }
@@ -183,26 +171,9 @@ struct MergeCommand: AsyncParsableCommand {
     private static func write(_ animation: MergedAnimation, to path: String?, encoder: PNGEncoder, force: Bool)
         async throws(ImgToolError)
     {
-        guard let path else {
-            try await animation.writeAPNG(toFileDescriptor: STDOUT_FILENO, encoder: encoder)
-            return
-        }
-        try await AtomicFileWriter.write(to: path, existing: force ? .replace : .fail) {
-            (fd) async throws(ImgToolError) in
+        try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in
             try await animation.writeAPNG(toFileDescriptor: fd, encoder: encoder)
         }
-    }
-
-    /// Runs `body` on the descriptor of a new file at `path`, put in place only when it succeeds,
-    /// or on stdout for `nil`.
-    private static func writeOutput(
-        to path: String?, force: Bool, _ body: (Int32) throws(ImgToolError) -> Void
-    ) throws(ImgToolError) {
-        guard let path else {
-            try body(STDOUT_FILENO)
-            return
-        }
-        try AtomicFileWriter.write(to: path, existing: force ? .replace : .fail, body)
     }
 }
 

@@ -6,12 +6,21 @@ import ImgToolKit
 #endif
 
 /// Checks an output path before any work: it must not be one of the inputs, and must not exist
-/// unless replacing is allowed.
+/// unless replacing is allowed; `-` (standard output) must not be a terminal.
 enum OutputTarget {
     /// - Throws: ``ImgToolError`` naming `path`: `invalidArgument` when it resolves to an input
-    ///   file (same resolved path, or the same file through another link, even with `force`),
-    ///   `writeFailed` when it exists and `force` is off, or is a folder.
+    ///   file (same resolved path, or the same file through another link, even with `force`), or
+    ///   is `-` while standard output is a terminal; `writeFailed` when it exists and `force` is
+    ///   off, or is a folder.
     static func check(_ path: String, against inputs: [ImageInput], force: Bool) throws(ImgToolError) {
+        if path == "-" {
+            guard isatty(STDOUT_FILENO) == 0 else {
+                throw ImgToolError(
+                    .invalidArgument,
+                    "refusing to write PNG data to a terminal; redirect standard output or name an output file")
+            }
+            return
+        }
         var outputStatus = stat()
         let exists = stat(path, &outputStatus) == 0
         let resolvedOutput = resolve(path)
@@ -32,6 +41,19 @@ enum OutputTarget {
             }
             if !force { throw ImgToolError(.writeFailed, "already exists; pass --force to replace it", input: path) }
         }
+    }
+
+    /// Runs `body` on the descriptor of a new file at `path`, which replaces an existing file
+    /// (only with `force`) once `body` succeeded (``AtomicFileWriter``), or on standard output
+    /// for `nil`.
+    static func write(
+        to path: String?, force: Bool, _ body: (Int32) async throws(ImgToolError) -> Void
+    ) async throws(ImgToolError) {
+        guard let path else {
+            try await body(STDOUT_FILENO)
+            return
+        }
+        try await AtomicFileWriter.write(to: path, existing: force ? .replace : .fail, body)
     }
 
     /// Refuses an output named for a format imgtool does not write (it writes PNG and APNG only),
