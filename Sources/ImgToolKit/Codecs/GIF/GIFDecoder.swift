@@ -54,7 +54,8 @@ final class GIFDecoder {
             screenWidth = 0
             screenHeight = 0
             globalColorCount = 0
-            throw Self.failure(code: status, input: input, while: "the header and logical screen descriptor")
+            throw Self.failure(
+                code: status, input: input, while: "the header, logical screen descriptor and global colour table")
         }
         file = opened
         screenWidth = Int(opened.pointee.SWidth)
