@@ -23,8 +23,7 @@ b.ensure_apt("imagemagick", "libvips-tools", "ffmpeg", "time", "libgif-dev")
 b.ensure_pip(("PIL", "pillow"))
 imgtool = b.build_release()
 giflib = b.build_c("giflib_loop", "Benchmarks/giflib-loop/giflib_loop.c", ["-lgif"])
-data = os.path.join(b.WORK, "anim")
-b.sh([sys.executable, os.path.join(b.ROOT, "scripts/make-anim-images.py"), data], stdout=subprocess.DEVNULL)
+data = b.anim_inputs()
 py = sys.executable
 pillow_all = ("from PIL import Image, ImageSequence; im = Image.open({!r}); "
               "n = sum(1 for f in ImageSequence.Iterator(im) if f.convert('RGBA').load() is not None); print(n)")

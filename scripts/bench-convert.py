@@ -24,10 +24,8 @@ b.ensure_apt("ffmpeg", "time")
 subprocess.run(["apt-get", "install", "-y", "-qq", "gif2apng"], capture_output=True)  # optional peer
 b.ensure_pip(("PIL", "pillow"), ("numpy", "numpy"))
 imgtool = b.build_release()
-data = os.path.join(b.WORK, "anim")
-b.sh([sys.executable, os.path.join(b.ROOT, "scripts/make-anim-images.py"), data], stdout=subprocess.DEVNULL)
-work = os.path.join(b.WORK, "convert")
-os.makedirs(work, exist_ok=True)
+data = b.anim_inputs()
+work = b.work_folder("convert")
 
 PILLOW = ("import sys; from PIL import Image; im = Image.open(sys.argv[1]); "
           "im.save(sys.argv[2], format='PNG', save_all=True, loop=im.info.get('loop', 0))")

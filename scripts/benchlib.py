@@ -87,3 +87,17 @@ def machine():
 
 # ImageMagick 6 from Debian. Named by full path: some machines put an unrelated `convert` first on PATH.
 IM = "/usr/bin/convert"
+
+
+def anim_inputs():
+    """Makes the animation benchmark inputs (scripts/make-anim-images.py) once; returns their folder."""
+    data = os.path.join(WORK, "anim")
+    sh([sys.executable, os.path.join(ROOT, "scripts/make-anim-images.py"), data], stdout=subprocess.DEVNULL)
+    return data
+
+
+def work_folder(name):
+    """A folder of .bench/ for one benchmark's outputs."""
+    folder = os.path.join(WORK, name)
+    os.makedirs(folder, exist_ok=True)
+    return folder

@@ -50,12 +50,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        do {
-            try await StopSignals.cancelling { () async throws(ImgToolError) in try await command.convert() }
-        } catch let error as ImgToolError {
-            Console.error("error: \(error)")
-            throw ExitCode.failure
-        }
+        try await StopSignals.run { () async throws(ImgToolError) in try await command.convert() }
     }
 
     func convert() async throws(ImgToolError) {

@@ -41,15 +41,8 @@ struct FramesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        do {
-            let written = try await StopSignals.cancelling { () async throws(ImgToolError) in
-                try await command.writeFrames()
-            }
-            Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
-        } catch let error as ImgToolError {
-            Console.error("error: \(error)")
-            throw ExitCode.failure
-        }
+        let written = try await StopSignals.run { () async throws(ImgToolError) in try await command.writeFrames() }
+        Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
     }
 
     /// Most frames being encoded at once while the next ones decode: a bounded queue, so memory

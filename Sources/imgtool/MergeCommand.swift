@@ -89,12 +89,7 @@ struct MergeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        do {
-            try await StopSignals.cancelling { () async throws(ImgToolError) in try await command.merge() }
-        } catch let error as ImgToolError {
-            Console.error("error: \(error)")
-            throw ExitCode.failure
-        }
+        try await StopSignals.run { () async throws(ImgToolError) in try await command.merge() }
     }
 
     private func merge() async throws(ImgToolError) {

@@ -6,6 +6,20 @@ import ImgToolKit
 /// temporary file is removed, frames already written are taken back), and the command then
 /// exits with 128+N as a killed process would.
 enum StopSignals {
+    /// A command's `run()`: `body` under ``cancelling(_:)``, its ``ImgToolError`` printed as one
+    /// `error:` line on stderr and turned into exit status 1.
+    /// - Throws: `ExitCode.failure`, or `ExitCode(128 + N)` after signal N.
+    static func run<Value: Sendable>(
+        _ body: @escaping @Sendable () async throws(ImgToolError) -> Value
+    ) async throws -> Value {
+        do {
+            return try await cancelling(body)
+        } catch let error as ImgToolError {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
     /// Runs `body` in a child task that a stop signal cancels.
     /// - Parameter body: the command's work.
     /// - Returns: what `body` returns when it finishes, even if a signal came too late to stop it.

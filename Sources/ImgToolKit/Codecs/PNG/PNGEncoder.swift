@@ -70,47 +70,42 @@ public struct PNGEncoder: Sendable {
     /// 2 (in 8-bit steps; `smooth`, which includes the flat ones).
     static func texture(of image: PixelBuffer) -> (flat: Double, smooth: Double) {
         guard image.width > 1 else { return (1, 1) }
-        let rows = Swift.stride(from: 0, to: image.height, by: max(1, image.height / 64))
+        let counts =
+            switch image.samples {
+            case .rgba8(let samples):
+                samples.withUnsafeBufferPointer { texture(of: $0, width: image.width, height: image.height, step: 2) }
+            case .rgba16(let samples):
+                samples.withUnsafeBufferPointer {
+                    texture(of: $0, width: image.width, height: image.height, step: 2 * 257)
+                }
+            }
+        guard counts.total > 0 else { return (1, 1) }
+        return (Double(counts.same) / Double(counts.total), Double(counts.near) / Double(counts.total))
+    }
+
+    /// Counts, over up to 64 rows of RGBA `samples`, the pixels equal to their left neighbour and
+    /// those within `step` of it in every sample.
+    private static func texture<Sample: FixedWidthInteger & UnsignedInteger>(
+        of samples: UnsafeBufferPointer<Sample>, width: Int, height: Int, step: Sample
+    ) -> (same: Int, near: Int, total: Int) {
         var same = 0
         var near = 0
         var total = 0
-        switch image.samples {
-        case .rgba8(let samples):
-            samples.withUnsafeBufferPointer { p in
-                for y in rows {
-                    let row = y * image.width * 4
-                    for x in 1..<image.width {
-                        let at = row + x * 4
-                        var largest: UInt8 = 0
-                        for c in 0..<4 {
-                            let (a, b) = (p[at + c], p[at - 4 + c])
-                            largest = max(largest, a > b ? a - b : b - a)
-                        }
-                        if largest == 0 { same += 1 }
-                        if largest <= 2 { near += 1 }
-                    }
-                    total += image.width - 1
+        for y in Swift.stride(from: 0, to: height, by: max(1, height / 64)) {
+            let row = y * width * 4
+            for x in 1..<width {
+                let at = row + x * 4
+                var largest: Sample = 0
+                for c in 0..<4 {
+                    let (a, b) = (samples[at + c], samples[at - 4 + c])
+                    largest = max(largest, a > b ? a - b : b - a)
                 }
+                if largest == 0 { same += 1 }
+                if largest <= step { near += 1 }
             }
-        case .rgba16(let samples):
-            samples.withUnsafeBufferPointer { p in
-                for y in rows {
-                    let row = y * image.width * 4
-                    for x in 1..<image.width {
-                        let at = row + x * 4
-                        var largest: UInt16 = 0
-                        for c in 0..<4 {
-                            let (a, b) = (p[at + c], p[at - 4 + c])
-                            largest = max(largest, a > b ? a - b : b - a)
-                        }
-                        if largest == 0 { same += 1 }
-                        if largest <= 2 * 257 { near += 1 }
-                    }
-                    total += image.width - 1
-                }
-            }
+            total += width - 1
         }
-        return total == 0 ? (1, 1) : (Double(same) / Double(total), Double(near) / Double(total))
+        return (same, near, total)
     }
 
     /// Encodes `image` into memory.
