@@ -60,18 +60,23 @@ struct ConvertCommand: AsyncParsableCommand {
         for warning in source.info.warnings { Console.error("warning: \(input): \(warning)") }
         let encoder = PNGEncoder(compressionLevel: level)
         let depth: SampleDepth? = depth.map { $0 == 16 ? .sixteen : .eight }
-        try await Self.write(
-            source, to: toStandardOutput ? nil : output, plays: loops, depth: depth, encoder: encoder, force: force)
+        let (path, plays, force) = (toStandardOutput ? nil : output, loops, force)
+        try await WriteProgressLine.showing("convert", frames: source.info.frameCount) {
+            (progress) async throws(ImgToolError) in
+            try await Self.write(
+                source, to: path, plays: plays, depth: depth, encoder: encoder, force: force, progress: progress)
+        }
     }
 
     /// Decodes and encodes off the main actor, into `path` atomically or onto stdout for `nil`.
     @concurrent
     private static func write(
         _ source: any FrameSource, to path: String?, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
-        force: Bool
+        force: Bool, progress: @escaping @Sendable (Int) -> Void
     ) async throws(ImgToolError) {
         try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in
-            try await source.writePNG(toFileDescriptor: fd, plays: plays, depth: depth, encoder: encoder)
+            try await source.writePNG(
+                toFileDescriptor: fd, plays: plays, depth: depth, encoder: encoder, progress: progress)
         }
     }
 }

@@ -121,7 +121,7 @@ struct MergeCommand: AsyncParsableCommand {
             placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
         let line = await MergeProgressLine(
             count: 1 + overlayInputs.count,
-            enabled: MergeProgressLine.stderrIsTerminal && (remote || overlayInputs.count >= 2))
+            enabled: StatusLine.stderrIsTerminal && (remote || overlayInputs.count >= 2))
         async let drawing: Void = line.run(events)
         let result: ImageMerger.Result
         do throws(ImgToolError) {
@@ -139,7 +139,11 @@ struct MergeCommand: AsyncParsableCommand {
         let path = toStandardOutput ? nil : destination
         if var animation = result.animation {
             if let loops { animation.plays = loops }
-            try await Self.write(animation, to: path, encoder: encoder, force: force)
+            let merged = animation
+            try await WriteProgressLine.showing("merge", frames: merged.frameCount) {
+                (progress) async throws(ImgToolError) in
+                try await Self.write(merged, to: path, encoder: encoder, force: force, progress: progress)
+            }
         } else {
             try await Self.write(result.image, to: path, encoder: encoder, force: force)
         }
@@ -163,11 +167,12 @@ struct MergeCommand: AsyncParsableCommand {
     /// Composites and encodes every merged frame off the main actor, into an APNG at `path`
     /// (atomically) or on stdout for `nil`.
     @concurrent
-    private static func write(_ animation: MergedAnimation, to path: String?, encoder: PNGEncoder, force: Bool)
-        async throws(ImgToolError)
-    {
+    private static func write(
+        _ animation: MergedAnimation, to path: String?, encoder: PNGEncoder, force: Bool,
+        progress: @escaping @Sendable (Int) -> Void
+    ) async throws(ImgToolError) {
         try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in
-            try await animation.writeAPNG(toFileDescriptor: fd, encoder: encoder)
+            try await animation.writeAPNG(toFileDescriptor: fd, encoder: encoder, progress: progress)
         }
     }
 }

@@ -173,4 +173,22 @@ struct APNGWriterTests {
         #expect(APNGDelay.milliseconds(70_000) == APNGDelay(numerator: 7000, denominator: 100))
         #expect(APNGDelay.milliseconds(100_000_000) == APNGDelay(numerator: 65535, denominator: 1))
     }
+
+    @Test("append(from:) compresses on several tasks yet writes in order, reporting each frame written")
+    func pipelined() async throws {
+        let frames = Self.frames(count: 30, width: 40, height: 30, depth: .eight, opaque: false, seed: 11)
+        let delays = (0..<30).map { Duration.milliseconds(10 * ($0 % 7) + 20) }
+        let writer = try APNGWriter(width: 40, height: 30, frameCount: 30, plays: 1)
+        var next = 0
+        let reported = Locked<[Int]>([])
+        try await writer.append(
+            from: { () throws(ImgToolError) in
+                defer { next += 1 }
+                return next < frames.count ? (frames[next], delays[next]) : nil
+            },
+            progress: { written in reported.withLock { $0.append(written) } })
+        try writer.finish()
+        #expect(reported.withLock { $0 } == Array(1...30))
+        #expect(writer.data == (try Self.encode(frames, delays: delays, plays: 1)))
+    }
 }

@@ -203,6 +203,7 @@ struct MergeCLITests {
         let run = try Self.run(["merge", "bg.png", spinner, "-o", "anim.png", "--gravity", "northwest"], in: folder)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.text == "anim.png\n")
+        #expect(run.stderr.isEmpty, "no progress line when stderr is not a terminal")
         let written = try #require(Self.contents(folder + "/anim.png"))
         let merged = try ImageSource(data: written, name: "anim.png")
         #expect(merged.info.format == .apng)

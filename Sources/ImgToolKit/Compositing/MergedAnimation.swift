@@ -84,18 +84,20 @@ public struct MergedAnimation: Sendable {
 
     /// Composites every merged frame and writes them as an APNG to `fileDescriptor` (not closed
     /// here): RGB when ``isOpaque``, RGBA otherwise, at ``depth``. Frames are composited in the
-    /// calling task and compressed on the other cores meanwhile (``APNGWriter/append(from:)``).
+    /// calling task and compressed on the other cores meanwhile (``APNGWriter/append(from:progress:)``).
     /// - Parameters:
     ///   - fileDescriptor: where the bytes go, as they are produced.
     ///   - encoder: zlib level and strategy. Default: chosen per frame.
+    ///   - progress: called with the number of frames written so far, after each one. Default: none.
     /// - Throws: ``ImgToolError``: a decoding error naming the input, `writeFailed`, `cancelled`.
-    public func writeAPNG(toFileDescriptor fileDescriptor: Int32, encoder: PNGEncoder = PNGEncoder())
-        async throws(ImgToolError)
-    {
+    public func writeAPNG(
+        toFileDescriptor fileDescriptor: Int32, encoder: PNGEncoder = PNGEncoder(),
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws(ImgToolError) {
         let writer = try APNGWriter(
             fileDescriptor: fileDescriptor, width: width, height: height, frameCount: frameCount, plays: plays,
             depth: depth, hasAlpha: !isOpaque, encoder: encoder)
-        try await write(to: writer)
+        try await write(to: writer, progress: progress)
     }
 
     /// Composites every merged frame and returns them encoded as an APNG.
@@ -105,13 +107,13 @@ public struct MergedAnimation: Sendable {
         let writer = try APNGWriter(
             width: width, height: height, frameCount: frameCount, plays: plays, depth: depth, hasAlpha: !isOpaque,
             encoder: encoder)
-        try await write(to: writer)
+        try await write(to: writer, progress: nil)
         return writer.data
     }
 
-    private func write(to writer: APNGWriter) async throws(ImgToolError) {
+    private func write(to writer: APNGWriter, progress: (@Sendable (Int) -> Void)?) async throws(ImgToolError) {
         let reader = makeFrameReader()
-        try await writer.append(from: reader.nextFrame)
+        try await writer.append(from: reader.nextFrame, progress: progress)
         try writer.finish()
     }
 }

@@ -12,16 +12,20 @@ extension FrameSource {
     ///   - plays: how many times an animation plays, 0 forever. Default: as the file says.
     ///   - depth: sample depth of the frames written; `nil` (the default) keeps the file's.
     ///   - encoder: zlib level and strategy. Default: chosen per frame.
+    ///   - progress: called with the number of frames written so far, after each frame of an
+    ///     animation. Default: none.
     /// - Throws: ``ImgToolError`` for a frame that does not decode (naming the input, from an
     ///   ``ImageSource``); `writeFailed`; `cancelled`.
     public func writePNG(
         toFileDescriptor fileDescriptor: Int32, plays: Int? = nil, depth: SampleDepth? = nil,
-        encoder: PNGEncoder = PNGEncoder()
+        encoder: PNGEncoder = PNGEncoder(), progress: (@Sendable (Int) -> Void)? = nil
     ) async throws(ImgToolError) {
-        try await writePNG(into: ByteSink(fileDescriptor: fileDescriptor), plays: plays, depth: depth, encoder: encoder)
+        try await writePNG(
+            into: ByteSink(fileDescriptor: fileDescriptor), plays: plays, depth: depth, encoder: encoder,
+            progress: progress)
     }
 
-    /// The image encoded as by ``writePNG(toFileDescriptor:plays:depth:encoder:)``.
+    /// The image encoded as by ``writePNG(toFileDescriptor:plays:depth:encoder:progress:)``.
     /// - Parameters:
     ///   - plays: how many times an animation plays, 0 forever. Default: as the file says.
     ///   - depth: sample depth of the frames written; `nil` (the default) keeps the file's.
@@ -30,13 +34,14 @@ extension FrameSource {
     public func encodedPNG(plays: Int? = nil, depth: SampleDepth? = nil, encoder: PNGEncoder = PNGEncoder())
         async throws(ImgToolError) -> [UInt8]
     {
-        try await writePNG(into: ByteSink(), plays: plays, depth: depth, encoder: encoder)
+        try await writePNG(into: ByteSink(), plays: plays, depth: depth, encoder: encoder, progress: nil)
     }
 
     @discardableResult
-    private func writePNG(into sink: ByteSink, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder)
-        async throws(ImgToolError) -> [UInt8]
-    {
+    private func writePNG(
+        into sink: ByteSink, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError) -> [UInt8] {
         guard info.isAnimated else {
             let image = try frame(at: 0, depth: depth).image
             var sink = sink
@@ -54,9 +59,9 @@ extension FrameSource {
             layout: analysis.layout, encoder: encoder)
         // The reader's errors name the input; the writer's are the output's.
         let reader = try makeFrameReader(depth: depth)
-        try await writer.append { () throws(ImgToolError) in
-            try reader.nextFrame().map { ($0.image, $0.info.delay) }
-        }
+        try await writer.append(
+            from: { () throws(ImgToolError) in try reader.nextFrame().map { ($0.image, $0.info.delay) } },
+            progress: progress)
         try writer.finish()
         return writer.data
     }

@@ -14,7 +14,7 @@
 /// fdAT chunks. Delays are written as exact fractions when they have one (exact when the delay is a fraction with 16-bit terms, else milliseconds that never drift).
 ///
 /// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
-/// (``hasAlpha``), 8 or 16 bits (``depth``); ``FrameSource/writePNG(toFileDescriptor:plays:depth:encoder:)``
+/// (``hasAlpha``), 8 or 16 bits (``depth``); ``FrameSource/writePNG(toFileDescriptor:plays:depth:encoder:progress:)``
 /// also finds the smallest storage that fits every frame (a palette, grey). Decoders without APNG
 /// support show frame 0.
 ///
@@ -154,11 +154,15 @@ public final class APNGWriter {
     /// Appends every frame `nextFrame` returns until it returns `nil`, compressing several
     /// frames at once in child tasks while the next ones are made (at most one per processor
     /// in flight, so memory stays at a few canvases). `nextFrame` runs in the calling task only.
-    /// - Parameter nextFrame: the next canvas and its delay, or `nil` after the last.
+    /// - Parameters:
+    ///   - nextFrame: the next canvas and its delay, or `nil` after the last.
+    ///   - progress: called in the calling task with the number of frames written so far, after
+    ///     each frame is written. Default: none.
     /// - Throws: what `nextFrame` throws, or what ``append(_:delay:)`` throws; `cancelled`
     ///   when the task is cancelled. Nothing more is written after an error.
     public func append(
-        from nextFrame: () throws(ImgToolError) -> (image: PixelBuffer, delay: Duration)?
+        from nextFrame: () throws(ImgToolError) -> (image: PixelBuffer, delay: Duration)?,
+        progress: ((Int) -> Void)? = nil
     ) async throws(ImgToolError) {
         let inFlightLimit = max(availableProcessors, 2)
         let failure: ImgToolError? = await withTaskGroup(of: (Int, Result<CompressedFrame, ImgToolError>).self) {
@@ -175,6 +179,7 @@ public final class APNGWriter {
                 while let next = done.removeValue(forKey: committed) {
                     try commit(next)
                     committed += 1
+                    progress?(framesWritten)
                 }
             }
             do throws(ImgToolError) {
