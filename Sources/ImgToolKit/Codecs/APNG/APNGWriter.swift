@@ -11,11 +11,13 @@
 /// differs from the frame before it (`dispose_op` none, `blend_op` source), so the file decodes
 /// to exactly the frames given, and a frame that changes a few pixels costs a few bytes. Each
 /// rectangle is compressed by libpng (through ``PNGEncoder``) and its zlib stream moved into
-/// fdAT chunks. Delays are written as exact fractions when they have one (exact when the delay is a fraction with 16-bit terms, else milliseconds that never drift).
+/// fdAT chunks. A delay is written as an exact fraction when it has one with 16-bit terms,
+/// otherwise in milliseconds chosen so that frame start times never drift.
 ///
 /// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
-/// (``hasAlpha``), 8 or 16 bits (``depth``); ``FrameSource/writePNG(toFileDescriptor:plays:depth:encoder:progress:)``
-/// also finds the smallest storage that fits every frame (a palette, grey). Decoders without APNG
+/// (``hasAlpha``), 8 or 16 bits (``depth``);
+/// ``FrameSource/writePNG(toFileDescriptor:plays:depth:encoder:progress:)`` also finds the
+/// smallest storage that fits every frame (a palette, grey). Decoders without APNG
 /// support show frame 0.
 ///
 /// A writer is a one-shot object used inside one task and never shared. The corresponding tools
