@@ -11,8 +11,12 @@ enum Console {
 
     /// Writes `line` and a newline to stderr.
     static func error(_ line: String) {
-        var text = line
-        text += "\n"
+        errorText(line + "\n")
+    }
+
+    /// Writes `text` to stderr as it is (no newline added).
+    static func errorText(_ text: String) {
+        var text = text
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

@@ -22,14 +22,7 @@ struct StatusLine {
         } else {
             isDrawn = false
         }
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        Console.errorText(line)
     }
 }
 
