@@ -54,13 +54,12 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     func convert() async throws(ImgToolError) {
-        let toStandardOutput = output == "-"
         try OutputTarget.check(output, against: [try ImageInput(input)], force: force)
         let source = try await CommandInput.prepare(input, limits: limits.limits)
         for warning in source.info.warnings { Console.error("warning: \(input): \(warning)") }
         let encoder = PNGEncoder(compressionLevel: level)
         let depth: SampleDepth? = depth.map { $0 == 16 ? .sixteen : .eight }
-        let (path, plays, force) = (toStandardOutput ? nil : output, loops, force)
+        let (path, plays, force) = (output, loops, force)
         try await WriteProgressLine.showing("convert", frames: source.info.frameCount) {
             (progress) async throws(ImgToolError) in
             try await Self.write(
@@ -68,10 +67,10 @@ struct ConvertCommand: AsyncParsableCommand {
         }
     }
 
-    /// Decodes and encodes off the main actor, into `path` atomically or onto stdout for `nil`.
+    /// Decodes and encodes off the main actor, into `path` atomically or onto stdout for `-`.
     @concurrent
     private static func write(
-        _ source: any FrameSource, to path: String?, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
+        _ source: any FrameSource, to path: String, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
         force: Bool, progress: @escaping @Sendable (Int) -> Void
     ) async throws(ImgToolError) {
         try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in

@@ -97,7 +97,6 @@ struct MergeCommand: AsyncParsableCommand {
         let overlayInputs = try overlays.map { (text) throws(ImgToolError) in try ImageInput(text) }
         let inputs = [backgroundInput] + overlayInputs
         let destination = output ?? "merged.png"
-        let toStandardOutput = destination == "-"
         try OutputTarget.check(destination, against: inputs, force: force)
 
         let remote = inputs.contains {
@@ -136,27 +135,26 @@ struct MergeCommand: AsyncParsableCommand {
 
         for skipped in result.skipped { Console.error("error: \(skipped) (left out)") }
         let encoder = PNGEncoder(compressionLevel: level)
-        let path = toStandardOutput ? nil : destination
         if var animation = result.animation {
             if let loops { animation.plays = loops }
             let merged = animation
             try await WriteProgressLine.showing("merge", frames: merged.frameCount) {
                 (progress) async throws(ImgToolError) in
-                try await Self.write(merged, to: path, encoder: encoder, force: force, progress: progress)
+                try await Self.write(merged, to: destination, encoder: encoder, force: force, progress: progress)
             }
         } else {
-            try await Self.write(result.image, to: path, encoder: encoder, force: force)
+            try await Self.write(result.image, to: destination, encoder: encoder, force: force)
         }
-        if !toStandardOutput { Console.out(destination) }
+        if destination != "-" { Console.out(destination) }
         if !result.skipped.isEmpty {
             throw ImgToolError(
                 .invalidArgument, "\(result.skipped.count) overlay\(result.skipped.count == 1 ? "" : "s") left out")
         }
     }
 
-    /// Encodes and writes off the main actor: to `path` atomically, or to stdout for `nil`.
+    /// Encodes and writes off the main actor: to `path` atomically, or to stdout for `-`.
     @concurrent
-    private static func write(_ image: PixelBuffer, to path: String?, encoder: PNGEncoder, force: Bool)
+    private static func write(_ image: PixelBuffer, to path: String, encoder: PNGEncoder, force: Bool)
         async throws(ImgToolError)
     {
         try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in
@@ -165,10 +163,10 @@ struct MergeCommand: AsyncParsableCommand {
     }
 
     /// Composites and encodes every merged frame off the main actor, into an APNG at `path`
-    /// (atomically) or on stdout for `nil`.
+    /// (atomically) or on stdout for `-`.
     @concurrent
     private static func write(
-        _ animation: MergedAnimation, to path: String?, encoder: PNGEncoder, force: Bool,
+        _ animation: MergedAnimation, to path: String, encoder: PNGEncoder, force: Bool,
         progress: @escaping @Sendable (Int) -> Void
     ) async throws(ImgToolError) {
         try await OutputTarget.write(to: path, force: force) { (fd) async throws(ImgToolError) in

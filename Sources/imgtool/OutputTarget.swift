@@ -45,11 +45,11 @@ enum OutputTarget {
 
     /// Runs `body` on the descriptor of a new file at `path`, which replaces an existing file
     /// (only with `force`) once `body` succeeded (``AtomicFileWriter``), or on standard output
-    /// for `nil`.
+    /// for `-`.
     static func write(
-        to path: String?, force: Bool, _ body: (Int32) async throws(ImgToolError) -> Void
+        to path: String, force: Bool, _ body: (Int32) async throws(ImgToolError) -> Void
     ) async throws(ImgToolError) {
-        guard let path else {
+        guard path != "-" else {
             try await body(STDOUT_FILENO)
             return
         }

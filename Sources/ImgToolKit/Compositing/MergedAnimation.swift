@@ -94,27 +94,28 @@ public struct MergedAnimation: Sendable {
         toFileDescriptor fileDescriptor: Int32, encoder: PNGEncoder = PNGEncoder(),
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws(ImgToolError) {
-        let writer = try APNGWriter(
-            fileDescriptor: fileDescriptor, width: width, height: height, frameCount: frameCount, plays: plays,
-            depth: depth, hasAlpha: !isOpaque, encoder: encoder)
-        try await write(to: writer, progress: progress)
+        try await write(into: ByteSink(fileDescriptor: fileDescriptor), encoder: encoder, progress: progress)
     }
 
     /// Composites every merged frame and returns them encoded as an APNG.
     /// - Parameter encoder: zlib level and strategy. Default: chosen per frame.
     /// - Throws: ``ImgToolError``: a decoding error naming the input, `cancelled`.
     public func encodedAPNG(encoder: PNGEncoder = PNGEncoder()) async throws(ImgToolError) -> [UInt8] {
-        let writer = try APNGWriter(
-            width: width, height: height, frameCount: frameCount, plays: plays, depth: depth, hasAlpha: !isOpaque,
-            encoder: encoder)
-        try await write(to: writer, progress: nil)
-        return writer.data
+        try await write(into: ByteSink(), encoder: encoder, progress: nil)
     }
 
-    private func write(to writer: APNGWriter, progress: (@Sendable (Int) -> Void)?) async throws(ImgToolError) {
+    @discardableResult
+    private func write(into sink: ByteSink, encoder: PNGEncoder, progress: (@Sendable (Int) -> Void)?)
+        async throws(ImgToolError) -> [UInt8]
+    {
+        let writer = try APNGWriter(
+            sink: sink, width: width, height: height, frameCount: frameCount, plays: plays,
+            layout: .trueColor(alpha: !isOpaque, depth: depth),
+            encoder: encoder)
         let reader = makeFrameReader()
         try await writer.append(from: reader.nextFrame, progress: progress)
         try writer.finish()
+        return writer.data
     }
 }
 

@@ -74,7 +74,7 @@ public final class APNGWriter {
     ) throws(ImgToolError) {
         try self.init(
             sink: ByteSink(fileDescriptor: fileDescriptor), width: width, height: height, frameCount: frameCount,
-            plays: plays, layout: PNGLayout(colorType: hasAlpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16),
+            plays: plays, layout: .trueColor(alpha: hasAlpha, depth: depth),
             encoder: encoder)
     }
 
@@ -87,7 +87,7 @@ public final class APNGWriter {
     ) throws(ImgToolError) {
         try self.init(
             sink: ByteSink(), width: width, height: height, frameCount: frameCount, plays: plays,
-            layout: PNGLayout(colorType: hasAlpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16),
+            layout: .trueColor(alpha: hasAlpha, depth: depth),
             encoder: encoder)
     }
 

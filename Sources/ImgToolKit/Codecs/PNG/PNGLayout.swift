@@ -19,6 +19,11 @@ struct PNGLayout: Sendable, Hashable {
     /// Bytes in one stored row.
     func rowBytes(width: Int) -> Int { (width * channels * bitDepth + 7) / 8 }
 
+    /// RGB, or RGBA with `alpha`, at 8 or 16 bits per sample.
+    static func trueColor(alpha: Bool, depth: SampleDepth) -> PNGLayout {
+        PNGLayout(colorType: alpha ? .rgba : .rgb, bitDepth: depth == .eight ? 8 : 16)
+    }
+
     /// Analyses `image` and returns the smallest exact layout.
     static func choose(for image: PixelBuffer) -> PNGLayout {
         var analysis = Analysis()
