@@ -25,7 +25,7 @@ public enum DelayPolicy: Sendable, Hashable, CustomStringConvertible {
             switch format {
             case .gif: return max(clamped, .milliseconds(100))
             case .apng: return max(clamped, .milliseconds(50))
-            case .png: return clamped
+            default: return clamped
             }
         case .raw:
             return clamped

@@ -18,26 +18,22 @@ public struct ImageSource: FrameSource {
     public let data: [UInt8]
     private let base: any FrameSource
 
-    /// Opens `data`, sniffing the format from its first bytes.
+    /// Opens `data`, sniffing the format from its first bytes with `registry`.
     /// - Parameters:
     ///   - data: the whole file.
     ///   - name: the path or URL as given, used in errors.
     ///   - limits: sizes refused before allocating.
+    ///   - options: orientation and shrink-on-load, for the codecs that have them.
+    ///   - registry: the codecs asked. Default ``CodecRegistry/standard``.
     /// - Throws: ``ImgToolError`` naming `name`: `unsupportedFormat`, `corrupt`, `truncated`, `tooLarge`.
-    public init(data: [UInt8], name: String, limits: DecodingLimits = .default) throws(ImgToolError) {
+    public init(
+        data: [UInt8], name: String, limits: DecodingLimits = .default, options: DecodingOptions = .default,
+        registry: CodecRegistry = .standard
+    ) throws(ImgToolError) {
         self.name = name
         self.data = data
         do throws(ImgToolError) {
-            switch ImageFormat.sniff(data) {
-            case .png, .apng:
-                if let animated = try APNGSource(data: data, limits: limits) {
-                    base = animated
-                } else {
-                    base = try StillPNGSource(data: data, limits: limits)
-                }
-            case .gif:
-                base = try GIFSource(data: data, limits: limits)
-            case nil:
+            guard let codec = registry.codec(sniffing: Array(data.prefix(CodecRegistry.sniffLength))) else {
                 if data.count >= 4 && data[1...3].elementsEqual("PNG".utf8) {
                     let head = Self.hex(data.prefix(8))
                     throw ImgToolError(
@@ -45,8 +41,9 @@ public struct ImageSource: FrameSource {
                         "corrupt PNG signature \(head), expected 89 50 4e 47 0d 0a 1a 0a (damaged by a text-mode transfer?)"
                     )
                 }
-                throw ImgToolError(.unsupportedFormat, Self.unknownFormatMessage(data))
+                throw ImgToolError(.unsupportedFormat, Self.unknownFormatMessage(data, registry: registry))
             }
+            base = try codec.makeSource(data: data, limits: limits, options: options)
         } catch {
             throw error.naming(name)
         }
@@ -65,18 +62,24 @@ public struct ImageSource: FrameSource {
         try self.init(contentsOf: path, name: path, maxBytes: FileBytes.maxBytes, limits: limits)
     }
 
+
     /// ``init(contentsOf:limits:)`` refusing files larger than `maxBytes`, with errors naming
     /// `name` (a `file:` URL as given, say) instead of the path.
-    init(contentsOf path: String, name: String, maxBytes: Int, limits: DecodingLimits) throws(ImgToolError) {
+    init(
+        contentsOf path: String, name: String, maxBytes: Int, limits: DecodingLimits,
+        options: DecodingOptions = .default, registry: CodecRegistry = .standard
+    ) throws(ImgToolError) {
         do throws(ImgToolError) {
             let (descriptor, size) = try FileBytes.open(path, maxBytes: maxBytes)
             defer { close(descriptor) }
-            if FileBytes.isStillPNG(descriptor) {
-                let still = try StillPNGSource(path: path, descriptor: descriptor, limits: limits)
-                self.init(name: name, data: [], base: still)
+            var head = [UInt8](repeating: 0, count: CodecRegistry.sniffLength)
+            let count = pread(descriptor, &head, head.count, 0)
+            let codec = count > 0 ? registry.codec(sniffing: Array(head.prefix(count))) : nil
+            if let codec, let direct = try codec.makeSource(path: path, descriptor: descriptor, limits: limits, options: options) {
+                self.init(name: name, data: [], base: direct)
             } else {
                 let bytes = try FileBytes.read(descriptor, declaredSize: size, path: path, maxBytes: maxBytes)
-                try self.init(data: bytes, name: name, limits: limits)
+                try self.init(data: bytes, name: name, limits: limits, options: options, registry: registry)
             }
         } catch {
             var named = error
@@ -103,9 +106,14 @@ public struct ImageSource: FrameSource {
         }
     }
 
-    static func unknownFormatMessage(_ data: [UInt8]) -> String {
+    static func unknownFormatMessage(_ data: [UInt8], registry: CodecRegistry = .standard) -> String {
         if data.isEmpty { return "empty file: not an image" }
-        return "not a PNG or GIF file (starts with bytes \(hex(data.prefix(8))))"
+        let readable = registry.codecs.filter { $0.capabilities.contains(.read) && $0.format != .apng }
+            .map { $0.format.rawValue.uppercased() }
+        let list =
+            readable.count > 1
+            ? readable.dropLast().joined(separator: ", ") + " or " + (readable.last ?? "") : readable.joined()
+        return "not a \(list) file (starts with bytes \(hex(data.prefix(8))))"
     }
 
     static func hex(_ bytes: ArraySlice<UInt8>) -> String {

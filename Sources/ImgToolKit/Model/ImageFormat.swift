@@ -1,21 +1,34 @@
-/// The container formats imgtool decodes.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
-    /// A still PNG (no `acTL` chunk).
-    case png
-    /// An animated PNG (the file has an `acTL` chunk).
-    case apng
-    /// A GIF, still or animated.
-    case gif
+/// An image container format, named as `imgtool formats` lists it (`png`, `apng`, `gif`, ...).
+///
+/// A struct rather than an enum so that a format is declared beside its codec (in its own folder
+/// under `Codecs/`) and the rest of the library does not change when one is added. Which formats
+/// can be read and written is the ``CodecRegistry``'s business.
+public struct ImageFormat: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The format's short name, lower case (`png`, `gif`).
+    public let rawValue: String
 
-    /// Sniffs the format from the first bytes, never from a name.
+    /// The format named `rawValue`.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// A still PNG (no `acTL` chunk).
+    public static let png = ImageFormat(rawValue: "png")
+    /// An animated PNG (the file has an `acTL` chunk).
+    public static let apng = ImageFormat(rawValue: "apng")
+    /// A GIF, still or animated.
+    public static let gif = ImageFormat(rawValue: "gif")
+
+    /// The short name.
+    public var description: String { rawValue }
+
+    /// Sniffs the format from the first bytes, never from a name, asking the standard registry.
     ///
     /// An APNG is reported as ``png`` here: telling them apart needs the chunks before `IDAT`,
     /// which ``ImageSource`` reads.
     /// - Returns: the format, or `nil` when the signature is none imgtool knows.
     public static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
-        if bytes.starts(with: pngSignature) { return .png }
-        if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return .gif }
-        return nil
+        CodecRegistry.standard.codec(sniffing: Array(bytes.prefix(CodecRegistry.sniffLength)))?.format
     }
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -6,7 +6,7 @@
 
 /// Where a streaming encoder's bytes go: an open file descriptor, written as they come, or a
 /// buffer in memory.
-struct ByteSink {
+public struct ByteSink: Sendable {
     private enum Target {
         case descriptor(Int32)
         case memory
@@ -14,22 +14,22 @@ struct ByteSink {
 
     private let target: Target
     /// Everything written, for a memory sink; always empty for a descriptor.
-    private(set) var bytes: [UInt8] = []
+    public private(set) var bytes: [UInt8] = []
 
     /// A sink that writes to `descriptor` (not closed here).
-    init(fileDescriptor descriptor: Int32) {
+    public init(fileDescriptor descriptor: Int32) {
         target = .descriptor(descriptor)
     }
 
     /// A sink that collects the bytes in ``bytes``.
-    init() {
+    public init() {
         target = .memory
     }
 
     /// Writes all of `data`, retrying short writes and interrupted calls.
     /// The corresponding C function is `write`.
     /// - Throws: ``ImgToolError`` `writeFailed` with errno's text.
-    mutating func append(_ data: [UInt8]) throws(ImgToolError) {
+    public mutating func append(_ data: [UInt8]) throws(ImgToolError) {
         switch target {
         case .memory:
             bytes.append(contentsOf: data)

@@ -20,9 +20,8 @@ extension FrameSource {
         toFileDescriptor fileDescriptor: Int32, plays: Int? = nil, depth: SampleDepth? = nil,
         encoder: PNGEncoder = PNGEncoder(), progress: (@Sendable (Int) -> Void)? = nil
     ) async throws(ImgToolError) {
-        try await writePNG(
-            into: ByteSink(fileDescriptor: fileDescriptor), plays: plays, depth: depth, encoder: encoder,
-            progress: progress)
+        var sink = ByteSink(fileDescriptor: fileDescriptor)
+        try await writePNG(into: &sink, plays: plays, depth: depth, encoder: encoder, progress: progress)
     }
 
     /// The image encoded as by ``writePNG(toFileDescriptor:plays:depth:encoder:progress:)``.
@@ -34,19 +33,19 @@ extension FrameSource {
     public func encodedPNG(plays: Int? = nil, depth: SampleDepth? = nil, encoder: PNGEncoder = PNGEncoder())
         async throws(ImgToolError) -> [UInt8]
     {
-        try await writePNG(into: ByteSink(), plays: plays, depth: depth, encoder: encoder, progress: nil)
+        var sink = ByteSink()
+        try await writePNG(into: &sink, plays: plays, depth: depth, encoder: encoder, progress: nil)
+        return sink.bytes
     }
 
-    @discardableResult
-    private func writePNG(
-        into sink: ByteSink, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
+    func writePNG(
+        into sink: inout ByteSink, plays: Int?, depth: SampleDepth?, encoder: PNGEncoder,
         progress: (@Sendable (Int) -> Void)?
-    ) async throws(ImgToolError) -> [UInt8] {
+    ) async throws(ImgToolError) {
         guard info.isAnimated else {
             let image = try frame(at: 0, depth: depth).image
-            var sink = sink
             try sink.append(try encoder.encode(image))
-            return sink.bytes
+            return
         }
         var analysis = PNGLayout.Analysis()
         let first = try makeFrameReader(depth: depth)
@@ -63,6 +62,6 @@ extension FrameSource {
             from: { () throws(ImgToolError) in try reader.nextFrame().map { ($0.image, $0.info.delay) } },
             progress: progress)
         try writer.finish()
-        return writer.data
+        sink = writer.sink
     }
 }

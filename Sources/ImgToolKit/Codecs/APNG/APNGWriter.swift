@@ -43,7 +43,7 @@ public final class APNGWriter {
         }
     }
 
-    private var sink: ByteSink
+    private(set) var sink: ByteSink
     private let encoder: PNGEncoder
     private let layout: PNGLayout
     private var delays = APNGDelayWriter()

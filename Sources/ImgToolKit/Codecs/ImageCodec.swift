@@ -1,0 +1,110 @@
+/// One image format's reader and writer: the unit the ``CodecRegistry`` lists.
+///
+/// A codec lives in its own folder under `Codecs/` (the sniffer, the ``FrameSource`` that reads
+/// the format, the writer and its options) and is one line in ``CodecRegistry/standard``. Nothing
+/// else in the library or the command line names a format: readers are chosen by the bytes
+/// (``sniff(_:)``), writers by the output's extension or an explicit format name. This is
+/// libvips's `foreign/` shape (a loader and a saver per format, each with an `is_a` test) and
+/// Nuke's `ImageDecoderRegistry` (matchers asked in turn).
+///
+/// Codecs are stateless values: each call makes its own one-shot decoder or encoder.
+public protocol ImageCodec: Sendable {
+    /// The format, as `imgtool formats` names it.
+    var format: ImageFormat { get }
+    /// The format's long name for people ("Portable Network Graphics").
+    var displayName: String { get }
+    /// File-name extensions, lower case without the dot, the preferred one first (`jpg`, `jpeg`).
+    var extensions: [String] { get }
+    /// What the codec can do.
+    var capabilities: CodecCapabilities { get }
+
+    /// Whether `head` (the first ``CodecRegistry/sniffLength`` bytes of the input, or all of a
+    /// shorter one) is this format's signature. Only readers are asked.
+    func sniff(_ head: [UInt8]) -> Bool
+
+    /// Parses the structure of the whole file in `data` (headers, frame table) and checks every
+    /// declared size against `limits`, decoding no pixels.
+    /// - Throws: ``ImgToolError`` (`corrupt`, `truncated`, `tooLarge`, `unsupportedFormat`); the
+    ///   registry adds the input's name.
+    func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
+        -> any FrameSource
+
+    /// Opens the file at `path` (already open as `descriptor`, positioned anywhere) without reading
+    /// it whole, when the codec can decode straight from the file; `nil` to have the file read into
+    /// memory and passed to ``makeSource(data:limits:options:)``. Default: `nil`.
+    func makeSource(path: String, descriptor: Int32, limits: DecodingLimits, options: DecodingOptions)
+        throws(ImgToolError) -> (any FrameSource)?
+
+    /// Encodes every frame of `source` (or its first frame, for a codec without
+    /// ``CodecCapabilities/writeAnimation``) into `sink`, streaming: memory stays at a few
+    /// canvases whatever the number of frames.
+    /// - Parameters:
+    ///   - source: the image; its frames are decoded as they are written.
+    ///   - sink: where the bytes go.
+    ///   - options: format options; a codec ignores those that do not apply to it.
+    ///   - progress: called with the number of frames written so far.
+    /// - Throws: ``ImgToolError``: a decoding error from `source`, `writeFailed`, `cancelled`,
+    ///   `invalidArgument` for options out of range; `unsupportedFormat` from a codec that
+    ///   cannot write (the default).
+    func write(
+        _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError)
+}
+
+extension ImageCodec {
+    /// Decodes from memory: the file is read whole.
+    public func makeSource(path: String, descriptor: Int32, limits: DecodingLimits, options: DecodingOptions)
+        throws(ImgToolError) -> (any FrameSource)?
+    {
+        nil
+    }
+
+    /// A codec that reads only: throws `unsupportedFormat`.
+    public func write(
+        _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError) {
+        throw ImgToolError(.unsupportedFormat, "imgtool cannot write \(displayName) (\(format)) files")
+    }
+}
+
+/// What a codec can do, as `imgtool formats` lists it.
+public struct CodecCapabilities: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+
+    /// Creates capabilities from raw bits.
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Decodes files of the format.
+    public static let read = CodecCapabilities(rawValue: 1 << 0)
+    /// Decodes every frame of an animated file (not only the first).
+    public static let readAnimation = CodecCapabilities(rawValue: 1 << 1)
+    /// Writes still images.
+    public static let write = CodecCapabilities(rawValue: 1 << 2)
+    /// Writes animations, every frame with its delay and the number of plays.
+    public static let writeAnimation = CodecCapabilities(rawValue: 1 << 3)
+}
+
+/// How an input is decoded, beyond the limits: options a codec honours where they apply.
+public struct DecodingOptions: Sendable, Hashable {
+    /// Turn images upright as their EXIF orientation (tag 0x0112) says, where the format
+    /// carries one that viewers apply (JPEG). Default `true`; `--no-auto-orient` turns it off.
+    public var autoOrient: Bool
+    /// A size the caller will scale the image down to; a decoder that can produce a smaller image
+    /// cheaply (JPEG's DCT scaling to 1/2, 1/4, 1/8) may return one no smaller than this in either
+    /// dimension. `nil` (the default): full size.
+    public var minimumSize: PixelSize?
+
+    /// Creates decoding options; every parameter has the documented default.
+    public init(autoOrient: Bool = true, minimumSize: PixelSize? = nil) {
+        self.autoOrient = autoOrient
+        self.minimumSize = minimumSize
+    }
+
+    /// The defaults: upright, full size.
+    public static let `default` = DecodingOptions()
+}
