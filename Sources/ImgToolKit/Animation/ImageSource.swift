@@ -62,7 +62,6 @@ public struct ImageSource: FrameSource {
         try self.init(contentsOf: path, name: path, maxBytes: FileBytes.maxBytes, limits: limits)
     }
 
-
     /// ``init(contentsOf:limits:)`` refusing files larger than `maxBytes`, with errors naming
     /// `name` (a `file:` URL as given, say) instead of the path.
     init(
@@ -75,7 +74,9 @@ public struct ImageSource: FrameSource {
             var head = [UInt8](repeating: 0, count: CodecRegistry.sniffLength)
             let count = pread(descriptor, &head, head.count, 0)
             let codec = count > 0 ? registry.codec(sniffing: Array(head.prefix(count))) : nil
-            if let codec, let direct = try codec.makeSource(path: path, descriptor: descriptor, limits: limits, options: options) {
+            if let codec,
+                let direct = try codec.makeSource(path: path, descriptor: descriptor, limits: limits, options: options)
+            {
                 self.init(name: name, data: [], base: direct)
             } else {
                 let bytes = try FileBytes.read(descriptor, declaredSize: size, path: path, maxBytes: maxBytes)
