@@ -1,8 +1,10 @@
 // The conformance runner: decodes every file of the shared corpus with ImgToolKit and compares
 // size, frame count, loop value, delays, each frame's RGBA8 SHA-256 and the pixel checks with
-// manifest.json. Prints one line per failing file and ends with `N passed, N failed`.
+// every manifest*.json of the corpus, for each entry whose format the codec registry reads
+// (entries of formats imgtool does not read yet are counted and skipped). Prints one line per
+// failing file and ends with `N passed, N failed`.
 //
-// Usage: conformance [--corpus DIR] [--only pngsuite|apng|gif] [--verbose]
+// Usage: conformance [--corpus DIR] [--only pngsuite|apng|gif|jpeg|webp] [--verbose]
 import Foundation
 import ImgToolKit
 
@@ -27,23 +29,39 @@ struct Options {
 }
 
 let options = Options(arguments: CommandLine.arguments)
-let manifestPath = options.corpus + "/manifest.json"
-guard let manifestData = FileManager.default.contents(atPath: manifestPath),
-    let manifest = try? JSONSerialization.jsonObject(with: manifestData) as? [String: Any],
-    let entries = manifest["entries"] as? [[String: Any]]
-else {
-    FileHandle.standardError.write(Data("conformance: cannot read \(manifestPath)\n".utf8))
+let manifestNames =
+    ((try? FileManager.default.contentsOfDirectory(atPath: options.corpus)) ?? [])
+    .filter { $0.hasPrefix("manifest") && $0.hasSuffix(".json") }.sorted()
+var entries: [[String: Any]] = []
+for name in manifestNames {
+    let path = options.corpus + "/" + name
+    guard let data = FileManager.default.contents(atPath: path),
+        let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let listed = manifest["entries"] as? [[String: Any]]
+    else {
+        FileHandle.standardError.write(Data("conformance: cannot read \(path)\n".utf8))
+        exit(1)
+    }
+    entries += listed
+}
+if entries.isEmpty {
+    FileHandle.standardError.write(Data("conformance: no manifest*.json entries in \(options.corpus)\n".utf8))
     exit(1)
 }
 
 var passed = 0
 var failed = 0
-var notes: [String: Int] = [:]
+var unread: [String: Int] = [:]
 
 for entry in entries {
     guard let file = entry["file"] as? String else { continue }
     let group = String(file.prefix { $0 != "/" })
     if !options.only.isEmpty && !options.only.contains(group) { continue }
+    let format = entry["format"] as? String ?? group
+    guard let codec = CodecRegistry.standard.codec(named: format), codec.capabilities.contains(.read) else {
+        unread[format, default: 0] += 1
+        continue
+    }
     let problems = check(entry: entry, path: options.corpus + "/" + file)
     if problems.isEmpty {
         passed += 1
@@ -52,6 +70,9 @@ for entry in entries {
         failed += 1
         print("FAIL \(file): " + problems.joined(separator: "; "))
     }
+}
+for (format, count) in unread.sorted(by: { $0.key < $1.key }) {
+    print("skipped \(count) \(format) entries: imgtool does not read \(format)")
 }
 print("\(passed) passed, \(failed) failed")
 exit(failed == 0 ? 0 : 1)

@@ -87,6 +87,9 @@ public struct CodecCapabilities: OptionSet, Sendable, Hashable {
     public static let write = CodecCapabilities(rawValue: 1 << 2)
     /// Writes animations, every frame with its delay and the number of plays.
     public static let writeAnimation = CodecCapabilities(rawValue: 1 << 3)
+    /// Writes transparency (full or one-bit alpha); without it, frames are flattened onto
+    /// ``ImageWriteOptions/background`` (white by default).
+    public static let writeAlpha = CodecCapabilities(rawValue: 1 << 4)
 }
 
 /// How an input is decoded, beyond the limits: options a codec honours where they apply.

@@ -13,7 +13,7 @@ public struct APNGCodec: ImageCodec {
     /// `apng`.
     public var extensions: [String] { ["apng"] }
     /// Reads (through ``PNGCodec``) and writes stills and animations.
-    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation] }
+    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
     /// Never: ``PNGCodec`` claims the PNG signature and tells APNG from PNG.
     public func sniff(_ head: [UInt8]) -> Bool { false }

@@ -17,7 +17,7 @@ public struct PNGCodec: ImageCodec {
     /// `png`.
     public var extensions: [String] { ["png"] }
     /// Reads and writes stills and animations.
-    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation] }
+    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
     /// The eight-byte PNG signature.
     public func sniff(_ head: [UInt8]) -> Bool {
