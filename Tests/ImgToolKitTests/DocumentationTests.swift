@@ -16,7 +16,7 @@ struct DocumentationTests {
         let seen = Locked<[Int]>([])
         let status = await animateImage(
             at: URL(fileURLWithPath: folder + "/spinner.png"),
-            options: AnimationOptions(delayTime: .milliseconds(1), loopCount: 12, latePolicy: .wait)
+            options: AnimationOptions(delayTime: .milliseconds(1), plays: 12, latePolicy: .wait)
         ) { index, frame, stop in
             seen.withLock { $0.append(frame.width) }
             if seen.withLock({ $0.count }) == 10 { stop = true }
@@ -59,9 +59,7 @@ struct DocumentationTests {
         let result = try await ImageMerger().merge(
             background: try ImageInput(folder + "/photo.png"), overlays: [try ImageInput(folder + "/sticker.gif")])
         if let animation = result.animation {
-            try await AtomicFileWriter.write(to: folder + "/merged.png") { (fd) async throws(ImgToolError) in
-                try await animation.writeAPNG(toFileDescriptor: fd)
-            }
+            try await ImageOutput(path: folder + "/merged.png").write(animation)
         }
 
         let info = try ImageSource(contentsOf: folder + "/merged.png").info

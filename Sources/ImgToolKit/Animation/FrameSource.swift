@@ -29,6 +29,11 @@ public protocol FrameSource: Sendable {
     /// Makes a one-shot reader that composites frames in order from frame 0.
     /// - Parameter depth: output depth; `nil` keeps the file's (16-bit PNG data gives 16-bit frames).
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader
+
+    /// Whether every pixel of every frame is known to be opaque without decoding (a format with
+    /// no alpha, a merge onto an opaque still). `false` when unknown. Writers use it to skip
+    /// looking for transparency. Default `false`.
+    var isOpaque: Bool { get }
 }
 
 /// Composites the frames of one ``FrameSource`` in order, keeping one canvas (plus one saved
@@ -43,6 +48,9 @@ public protocol FrameReader: AnyObject {
 }
 
 extension FrameSource {
+    /// Unknown: `false`.
+    public var isOpaque: Bool { false }
+
     /// The composited frame at `index`, decoding and composing every frame before it
     /// (a composited frame depends on the ones before it).
     /// - Throws: ``ImgToolError`` `invalidArgument` when `index` is out of range, or a decoding error.

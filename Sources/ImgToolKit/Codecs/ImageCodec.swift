@@ -111,3 +111,15 @@ public struct DecodingOptions: Sendable, Hashable {
     /// The defaults: upright, full size.
     public static let `default` = DecodingOptions()
 }
+
+extension ImageCodec {
+    /// Encodes every frame of `source` in memory, as ``write(_:into:options:progress:)`` does.
+    /// - Throws: as ``write(_:into:options:progress:)``.
+    public func encode(_ source: any FrameSource, options: ImageWriteOptions = ImageWriteOptions())
+        async throws(ImgToolError) -> [UInt8]
+    {
+        var sink = ByteSink()
+        try await write(source, into: &sink, options: options, progress: nil)
+        return sink.bytes
+    }
+}

@@ -15,7 +15,7 @@ enum StopSignals {
         do {
             return try await cancelling(body)
         } catch let error as ImgToolError {
-            Console.error("error: \(error)")
+            Console.error("error: \(error.commandLineDescription)")
             throw ExitCode.failure
         }
     }

@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes composited frames of an image as one file each (`frame-0000.png`, ...) into a folder,
+/// all or nothing: on any failure or cancellation every file this export wrote is removed, and
+/// the folder too when the export created it.
+///
+/// Frames are decoded in order in the calling task and encoded in child tasks, at most
+/// ``encodersInFlight`` at once, so decoding and encoding overlap on separate cores while memory
+/// stays at a few canvases however long the animation is. Each file is written atomically.
+public struct FrameExport: Sendable {
+    /// The folder; created when missing.
+    public var folder: String
+    /// Which frames, by index; `nil` (the default) for all.
+    public var selection: FrameSelection?
+    /// The sample depth decoded (16 keeps 16-bit samples for a codec that stores them); `nil`
+    /// keeps the file's. Default 8.
+    public var depth: SampleDepth?
+    /// The codec each frame is written with (stills). Default ``PNGCodec``.
+    public var codec: any ImageCodec
+    /// The codec's options.
+    public var options: ImageWriteOptions
+
+    /// Most frames being encoded at once while the next ones decode.
+    public static let encodersInFlight = 2
+
+    /// Creates an export; every parameter but `folder` has the documented default.
+    public init(
+        folder: String, selection: FrameSelection? = nil, depth: SampleDepth? = .eight,
+        codec: any ImageCodec = PNGCodec(), options: ImageWriteOptions = ImageWriteOptions()
+    ) {
+        self.folder = folder
+        self.selection = selection
+        self.depth = depth
+        self.codec = codec
+        self.options = options
+    }
+
+    /// The file name of frame `index`: `frame-` and at least four digits, with the codec's
+    /// first extension.
+    public func fileName(ofFrame index: Int) -> String {
+        let digits = String(index)
+        let padded = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        return "frame-\(padded).\(codec.extensions.first ?? codec.format.rawValue)"
+    }
+
+    /// Writes the selected frames of `source`.
+    /// - Returns: the paths written, in frame order.
+    /// - Throws: ``ImgToolError``: `invalidArgument` when the selection names no frame of the
+    ///   image; `writeFailed` naming the folder or a file; a decoding error naming the input;
+    ///   `cancelled`. Nothing is left behind.
+    @concurrent
+    public func write(_ source: any FrameSource) async throws(ImgToolError) -> [String] {
+        let selected = try (selection ?? FrameSelection()).resolved(frameCount: source.info.frameCount)
+        let createdFolder = try Self.createFolder(folder)
+        let (written, failure) = await withTaskGroup(of: Result<String, ImgToolError>.self) { group in
+            var written: [String] = []
+            var failure: ImgToolError?
+            var inFlight = 0
+            func collect(_ result: Result<String, ImgToolError>?) {
+                inFlight -= 1
+                switch result {
+                case .success(let path): written.append(path)
+                case .failure(let error): failure = failure ?? error
+                case nil: break
+                }
+            }
+            do throws(ImgToolError) {
+                let reader = try source.makeFrameReader(depth: depth)
+                while failure == nil, let frame = try reader.nextFrame() {
+                    if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
+                    if frame.index > selected.upperBound { break }
+                    guard selected.contains(frame.index) else { continue }
+                    if inFlight == Self.encodersInFlight { collect(await group.next()) }
+                    let path = "\(folder)/\(fileName(ofFrame: frame.index))"
+                    let output = ImageOutput(path: path, codec: codec, replacesExisting: true)
+                    let options = self.options
+                    group.addTask {
+                        do throws(ImgToolError) {
+                            try await output.write(StillImageSource(frame.image), options: options)
+                            return .success(path)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    inFlight += 1
+                }
+            } catch {
+                failure = failure ?? error
+            }
+            while inFlight > 0 { collect(await group.next()) }
+            return (written.sorted(), failure)
+        }
+        if let failure {
+            for path in written { unlink(path) }
+            if createdFolder { rmdir(folder) }
+            throw failure
+        }
+        return written
+    }
+
+    /// Creates `path` when missing; returns whether it did, so a failed export can remove it.
+    static func createFolder(_ path: String) throws(ImgToolError) -> Bool {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFDIR else {
+                throw ImgToolError(.writeFailed, "exists and is not a folder", input: path)
+            }
+            return false
+        }
+        guard mkdir(path, 0o777) == 0 else {
+            throw ImgToolError(.writeFailed, "cannot create the folder", input: path, cause: systemErrorText(errno))
+        }
+        return true
+    }
+}
+
+/// A selection of frames by index: `3`, `10..20`, `5..` or `..4` (inclusive), as
+/// `imgtool frames --range` takes it.
+public struct FrameSelection: Sendable, Hashable {
+    /// The first frame selected; `nil` from the first.
+    public var lower: Int?
+    /// The last frame selected; `nil` to the last.
+    public var upper: Int?
+
+    /// Selects `lower...upper`; both default to the ends (every frame).
+    public init(lower: Int? = nil, upper: Int? = nil) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// Parses `N`, `A..B`, `A..` or `..B`; `nil` for anything else (negative numbers, `B < A`).
+    public init?(parsing text: String) {
+        if let single = Int(text), single >= 0 {
+            self.init(lower: single, upper: single)
+            return
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].isEmpty else { return nil }
+        let lower = parts[0].isEmpty ? nil : Int(parts[0])
+        let upper = parts[2].isEmpty ? nil : Int(parts[2])
+        if !parts[0].isEmpty && lower == nil || !parts[2].isEmpty && upper == nil { return nil }
+        if let lower, let upper, lower > upper { return nil }
+        if (lower ?? 0) < 0 || (upper ?? 0) < 0 { return nil }
+        self.init(lower: lower, upper: upper)
+    }
+
+    /// The indices selected in an image of `frameCount` frames (an upper end past the last frame
+    /// stops at the last).
+    /// - Throws: ``ImgToolError`` `invalidArgument` when no frame is selected.
+    public func resolved(frameCount: Int) throws(ImgToolError) -> ClosedRange<Int> {
+        let first = lower ?? 0
+        let last = min(upper ?? frameCount - 1, frameCount - 1)
+        guard first < frameCount, first <= last else {
+            throw ImgToolError(
+                .invalidArgument,
+                "the range selects no frame: the image has \(frameCount) frame\(frameCount == 1 ? "" : "s")")
+        }
+        return first...last
+    }
+}
