@@ -9,8 +9,9 @@
 /// the folder too when the export created it.
 ///
 /// Frames are decoded in order in the calling task and encoded in child tasks, at most
-/// ``encodersInFlight`` at once, so decoding and encoding overlap on separate cores while memory
-/// stays at a few canvases however long the animation is. Each file is written atomically.
+/// ``encodersInFlight`` at once (``withOrderedWindow(width:produce:work:consume:discard:)``), so
+/// decoding and encoding overlap on separate cores while memory stays at a few canvases however
+/// long the animation is. Each file is written atomically.
 public struct FrameExport: Sendable {
     /// The folder; created when missing.
     public var folder: String
@@ -56,48 +57,39 @@ public struct FrameExport: Sendable {
     public func write(_ source: any FrameSource) async throws(ImgToolError) -> [String] {
         let selected = try (selection ?? FrameSelection()).resolved(frameCount: source.info.frameCount)
         let createdFolder = try Self.createFolder(folder)
-        let (written, failure) = await withTaskGroup(of: Result<String, ImgToolError>.self) { group in
-            var written: [String] = []
-            var failure: ImgToolError?
-            var inFlight = 0
-            func collect(_ result: Result<String, ImgToolError>?) {
-                inFlight -= 1
-                switch result {
-                case .success(let path): written.append(path)
-                case .failure(let error): failure = failure ?? error
-                case nil: break
-                }
-            }
-            do throws(ImgToolError) {
-                let reader = try source.makeFrameReader(depth: depth)
-                while failure == nil, let frame = try reader.nextFrame() {
-                    if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
-                    if frame.index > selected.upperBound { break }
-                    guard selected.contains(frame.index) else { continue }
-                    if inFlight == Self.encodersInFlight { collect(await group.next()) }
-                    let path = "\(folder)/\(fileName(ofFrame: frame.index))"
-                    let output = ImageOutput(path: path, codec: codec, replacesExisting: true)
-                    let options = self.options
-                    group.addTask {
-                        do throws(ImgToolError) {
-                            try await output.write(StillImageSource(frame.image), options: options)
-                            return .success(path)
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                    inFlight += 1
-                }
-            } catch {
-                failure = failure ?? error
-            }
-            while inFlight > 0 { collect(await group.next()) }
-            return (written.sorted(), failure)
+        let reader: any FrameReader
+        do throws(ImgToolError) {
+            reader = try source.makeFrameReader(depth: depth)
+        } catch {
+            if createdFolder { rmdir(folder) }
+            throw error
         }
-        if let failure {
+        var written: [String] = []
+        do throws(ImgToolError) {
+            try await withOrderedWindow(
+                width: Self.encodersInFlight,
+                produce: { () throws(ImgToolError) -> (ImageOutput, Frame)? in
+                    while let frame = try reader.nextFrame(), frame.index <= selected.upperBound {
+                        if Task.isCancelled {
+                            throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)")
+                        }
+                        guard selected.contains(frame.index) else { continue }
+                        let path = "\(folder)/\(fileName(ofFrame: frame.index))"
+                        return (ImageOutput(path: path, codec: codec, replacesExisting: true), frame)
+                    }
+                    return nil
+                },
+                work: { [options] (job) async throws(ImgToolError) -> String in
+                    let (output, frame) = job
+                    try await output.write(StillImageSource(frame.image), options: options)
+                    return output.path
+                },
+                consume: { written.append($0) },
+                discard: { unlink($0) })
+        } catch {
             for path in written { unlink(path) }
             if createdFolder { rmdir(folder) }
-            throw failure
+            throw error
         }
         return written
     }
