@@ -1,20 +1,3 @@
-/// One composited frame: what a player shows while it is current.
-public struct Frame: Sendable, Hashable {
-    /// The frame's entry in the frame table (index, delay, region, disposal, blend).
-    public var info: FrameInfo
-    /// The whole canvas after the frame was drawn, canvas-sized.
-    public var image: PixelBuffer
-
-    /// Creates a frame.
-    public init(info: FrameInfo, image: PixelBuffer) {
-        self.info = info
-        self.image = image
-    }
-
-    /// Position in the animation, from 0.
-    public var index: Int { info.index }
-}
-
 /// An image whose structure has been parsed once (prepare-once), and whose frames are decoded
 /// and composited on demand.
 ///
@@ -34,17 +17,6 @@ public protocol FrameSource: Sendable {
     /// no alpha, a merge onto an opaque still). `false` when unknown. Writers use it to skip
     /// looking for transparency. Default `false`.
     var isOpaque: Bool { get }
-}
-
-/// Composites the frames of one ``FrameSource`` in order, keeping one canvas (plus one saved
-/// canvas for restore-to-previous) however many frames there are.
-///
-/// A reader is a one-shot object used inside one task and never shared; the frames it returns
-/// are `Sendable` values.
-public protocol FrameReader: AnyObject {
-    /// Decodes and composites the next frame, or returns `nil` after the last one.
-    /// - Throws: ``ImgToolError`` (`corrupt`, `truncated`, `tooLarge`, `cancelled`).
-    func nextFrame() throws(ImgToolError) -> Frame?
 }
 
 extension FrameSource {

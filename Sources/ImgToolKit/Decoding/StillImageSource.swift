@@ -32,17 +32,3 @@ public struct StillImageSource: FrameSource {
         return OneFrameReader(frame: Frame(info: info.frames[0], image: picture))
     }
 }
-
-/// Returns one frame, then `nil`.
-final class OneFrameReader: FrameReader {
-    private var frame: Frame?
-
-    init(frame: Frame) {
-        self.frame = frame
-    }
-
-    func nextFrame() throws(ImgToolError) -> Frame? {
-        defer { frame = nil }
-        return frame
-    }
-}
