@@ -47,6 +47,21 @@ struct DocumentationTests {
         #expect(digests.count == 1)
     }
 
+    @Test("Architecture: open any input, write it through the registry")
+    func architectureExample() async throws {
+        let folder = try MergeFixtures.temporaryFolder("doc-architecture")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try MergeFixtures.write(MergeAnimationTests.movingSquare(count: 3, delay: 5), to: folder + "/anim.gif")
+        // The article's code, with the folder in front of each name.
+        let registry = CodecRegistry.standard
+        let source = try await ImageInput(folder + "/anim.gif").open()
+        let output = try ImageOutput(path: folder + "/anim.png", registry: registry)
+        try await output.write(source)
+
+        let written = try ImageSource(contentsOf: folder + "/anim.png")
+        #expect(written.info.format == .apng && written.info.frameCount == 3)
+    }
+
     @Test("Merging: an animated overlay written as an APNG")
     func mergingExample() async throws {
         let folder = try MergeFixtures.temporaryFolder("doc-merge")
