@@ -6,8 +6,8 @@ public struct StillImageSource: FrameSource {
     /// A one-frame image of the picture's size; format and colour are those of its
     /// ``PixelBuffer/metadata`` when it has some (PNG, 8-bit RGBA otherwise).
     public let info: ImageInfo
-    /// Whether no pixel is translucent, found by looking at every pixel once.
-    public let isOpaque: Bool
+    /// Whether no pixel is translucent, found by looking at the pixels (each time it is asked).
+    public var isOpaque: Bool { image.firstTranslucentRow() == nil }
 
     /// Wraps `image`.
     public init(_ image: PixelBuffer) {
@@ -22,7 +22,6 @@ public struct StillImageSource: FrameSource {
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: image.width, height: image.height),
                     disposal: .none, blend: .source)
             ])
-        isOpaque = image.firstTranslucentRow() == nil
     }
 
     /// A reader that returns the picture once, at `depth` when given.
