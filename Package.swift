@@ -63,14 +63,22 @@ let package = Package(
             dependencies: ["ImgToolKit", "CCurlLoader"],
             swiftSettings: strictSwift
         ),
+        // What both test targets share: temporary folders, waiting on a condition, test pictures
+        // and comparing them.
+        .target(
+            name: "TestSupport",
+            dependencies: ["ImgToolKit"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "ImgToolKitTests",
-            dependencies: ["ImgToolKit"],
+            dependencies: ["ImgToolKit", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "imgtoolTests",
-            dependencies: ["imgtool"],
+            dependencies: ["imgtool", "TestSupport"],
             swiftSettings: strictSwift
         ),
     ],

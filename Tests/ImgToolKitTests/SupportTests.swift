@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
-@Suite("Support")
+@Suite("Support", .timeLimit(.minutes(2)))
 struct SupportTests {
     @Test(
         "SHA-256 matches the FIPS 180-4 examples",

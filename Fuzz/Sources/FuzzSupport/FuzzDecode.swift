@@ -1,6 +1,7 @@
-/// The body of the fuzz targets in `Fuzz/`: opens `bytes` and decodes every frame under small
-/// limits, discarding errors (they are the expected outcome for most inputs). Public so that the
-/// fuzz package can call it; not meant for other use.
+import ImgToolKit
+
+/// The body of the decoding fuzz targets: opens `bytes` and decodes every frame under small
+/// limits, discarding errors (they are the expected outcome for most inputs).
 public enum FuzzDecode {
     /// Limits small enough that a fuzzer never waits on a legitimately huge image.
     public static let limits = DecodingLimits(maxPixels: 1 << 22, maxFrames: 512, maxTotalPixels: 1 << 26)
@@ -21,6 +22,12 @@ public enum FuzzDecode {
             precondition(error.input == name, "an error must name its input: \(error)")
             return -1
         }
+    }
+
+    /// ``run(_:name:)``, then ``roundTrip(_:name:)``.
+    public static func runAndRoundTrip(_ bytes: [UInt8], name: String) {
+        run(bytes, name: name)
+        roundTrip(bytes, name: name)
     }
 
     /// Decodes `bytes` and, when every frame decodes, writes them as an APNG with ``APNGWriter``
