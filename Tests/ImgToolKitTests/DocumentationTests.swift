@@ -49,7 +49,7 @@ struct DocumentationTests {
 
     @Test("Architecture: open any input, write it through the registry")
     func architectureExample() async throws {
-        let folder = try MergeFixtures.temporaryFolder("doc-architecture")
+        let folder = try makeTemporaryFolder("doc-architecture")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try MergeFixtures.write(MergeAnimationTests.movingSquare(count: 3, delay: 5), to: folder + "/anim.gif")
         // The article's code, with the folder in front of each name.

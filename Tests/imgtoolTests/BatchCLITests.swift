@@ -1,5 +1,6 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
 /// `imgtool batch`: jobs fail alone, shards partition the jobs, re-runs skip what is done, a stop
