@@ -119,7 +119,9 @@ private final class JPEGReader {
         try check(imgtool_jpeg_reader_read_header(handle, &cHeader), phase: "reading the markers")
         var length = 0
         let exif = imgtool_jpeg_reader_exif(handle, &length)
-        let orientation = exif.flatMap { EXIFReader.orientation(inAPP1: Array(UnsafeBufferPointer(start: $0, count: length))) }
+        let orientation = exif.flatMap {
+            EXIFReader.orientation(inAPP1: Array(UnsafeBufferPointer(start: $0, count: length)))
+        }
         let colorSpace: JPEGHeader.ColorSpace =
             switch cHeader.color {
             case IMGTOOL_JPEG_COLOR_GRAY: .gray
@@ -176,7 +178,8 @@ private final class JPEGReader {
                 phase: "decoding rows \(row)-\(row + count - 1)")
             if mirrored {
                 for index in 0..<count {
-                    let pixels = (destination + (upwards ? -index : index) * rowBytes).assumingMemoryBound(to: UInt32.self)
+                    let pixels = (destination + (upwards ? -index : index) * rowBytes).assumingMemoryBound(
+                        to: UInt32.self)
                     var line = UnsafeMutableBufferPointer(start: pixels, count: size.width)
                     line.reverse()
                 }
@@ -231,9 +234,11 @@ private final class JPEGReader {
         let cause = String(cString: imgtool_jpeg_reader_message(handle))
         switch status {
         case IMGTOOL_JPEG_TRUNCATED:
+            // libjpeg's warning says why; an error that followed from the cut is kept after it.
+            let premature = "Premature end of JPEG file"
             throw ImgToolError(
                 .truncated, "truncated JPEG: the data ends while \(phase)",
-                cause: cause.isEmpty ? "Premature end of JPEG file" : cause)
+                cause: cause.isEmpty || cause == premature ? premature : "\(premature); then: \(cause)")
         case IMGTOOL_JPEG_TOO_LARGE:
             throw ImgToolError(.tooLarge, "JPEG too large: \(cause) while \(phase)", cause: cause)
         case IMGTOOL_JPEG_UNSUPPORTED:

@@ -124,7 +124,8 @@ public struct JPEGEncoder: Sendable {
                     let to = line * width * 4
                     for x in 0..<width {
                         let s = from + x * 4
-                        blend(Int(source[s]), Int(source[s + 1]), Int(source[s + 2]), Int(source[s + 3]), at: to + x * 4)
+                        blend(
+                            Int(source[s]), Int(source[s + 1]), Int(source[s + 2]), Int(source[s + 3]), at: to + x * 4)
                     }
                 }
             }
