@@ -3,7 +3,7 @@ extension ImageFormat {
     public static let jpeg = ImageFormat(rawValue: "jpeg")
 }
 
-/// JPEG, read and written through libjpeg (libjpeg-turbo); written by ``JPEGEncoder``.
+/// JPEG, read and written through libjpeg (libjpeg-turbo); the writer is ``JPEGEncoder``.
 ///
 /// Reading: baseline, extended, progressive and arithmetic-coded 8-bit files; greyscale, YCbCr,
 /// RGB, CMYK and YCCK (Adobe's inverted CMYK); restart markers. The EXIF orientation is applied
