@@ -361,7 +361,10 @@ struct JPEGCodecTests {
             }
             return bytes[sof + 11]
         }
-        #expect(lumaSampling(standard) == 0x22)
+        #expect(lumaSampling(low) == 0x22)
+        #expect(lumaSampling(try JPEGEncoder(quality: JPEGEncoder.fullChromaQuality - 1).encode(image)) == 0x22)
+        #expect(lumaSampling(try JPEGEncoder(quality: JPEGEncoder.fullChromaQuality).encode(image)) == 0x11)
+        #expect(lumaSampling(standard) == 0x11)
         #expect(lumaSampling(high) == 0x11)
         #expect(throws: ImgToolError.self) { _ = try JPEGEncoder(quality: 0).encode(image) }
         #expect(throws: ImgToolError.self) { _ = try JPEGEncoder(quality: 101).encode(image) }
