@@ -413,6 +413,11 @@ imgtool_jpeg_status imgtool_jpeg_writer_begin(imgtool_jpeg_writer *writer, const
     cinfo->comp_info[2].h_samp_factor = 1;
     cinfo->comp_info[2].v_samp_factor = 1;
     if (params->progressive) jpeg_simple_progression(cinfo);
+    if (params->arithmetic) {
+        cinfo->arith_code = TRUE;
+        cinfo->optimize_coding = FALSE;  // Huffman-only; arithmetic coding adapts by itself
+    }
+    cinfo->restart_interval = params->restart_interval;
     jpeg_start_compress(cinfo, TRUE);
     writer->begun = 1;
     return IMGTOOL_JPEG_OK;

@@ -125,6 +125,11 @@ typedef struct {
     int optimize;
     /// Chroma subsampling: 0 for 4:4:4 (none), 1 for 4:2:0 (half in each direction).
     int subsample;
+    /// Non-zero: arithmetic coding instead of Huffman (`arith_code`; few decoders outside libjpeg
+    /// read it, so imgtool writes it only in tests).
+    int arithmetic;
+    /// A restart marker every this many MCUs (`restart_interval`), 0 for none.
+    unsigned int restart_interval;
 } imgtool_jpeg_write_params;
 
 typedef struct imgtool_jpeg_writer imgtool_jpeg_writer;

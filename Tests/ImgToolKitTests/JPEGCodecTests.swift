@@ -100,6 +100,21 @@ struct JPEGCodecTests {
         #expect(Self.maxDifference(image, baseline) <= 2)
     }
 
+    @Test func decodesArithmeticCodingAndRestartMarkers() throws {
+        let image = Self.picture(width: 48, height: 32)
+        let huffman = try Self.decode(JPEGEncoder(quality: 90).encode(image)).image
+        var arithmetic = JPEGEncoder(quality: 90)
+        arithmetic.arithmeticCoding = true
+        let arithmeticBytes = try arithmetic.encode(image)
+        #expect(arithmeticBytes.indices.contains { arithmeticBytes[$0] == 0xFF && arithmeticBytes[$0 + 1] == 0xC9 })
+        #expect(try Self.decode(arithmeticBytes).image == huffman)  // same coefficients, other entropy coding
+        var restarts = JPEGEncoder(quality: 90)
+        restarts.restartInterval = 1
+        let restartBytes = try restarts.encode(image)
+        #expect(restartBytes.indices.contains { restartBytes[$0] == 0xFF && restartBytes[$0 + 1] == 0xD0 })
+        #expect(try Self.decode(restartBytes).image == huffman)
+    }
+
     static let orientationCases: [(Int, Bool)] = (1...8).flatMap { [($0, false), ($0, true)] }
 
     /// Every orientation in both byte orders: each stored pixel shows where PIL's exif_transpose
@@ -229,6 +244,22 @@ struct JPEGCodecTests {
         let (info, image) = try Self.decode(app2)
         #expect(info.color.hasICCProfile && !info.hasEXIF)
         #expect(image == (try Self.decode(plain).image))  // reported, not applied
+    }
+
+    @Test("Decoding article: upright, as stored, sized on load")
+    func decodingArticleExample() throws {
+        let bytes = Self.inserting(
+            app1: Self.exif(orientation: 6, bigEndian: true), into: try Self.jpeg(width: 1200, height: 800))
+
+        let upright = try ImageSource(data: bytes, name: "photo.jpg")
+        let asStored = try ImageSource(data: bytes, name: "photo.jpg", options: DecodingOptions(autoOrient: false))
+        let thumbnail = try ImageSource(
+            data: bytes, name: "photo.jpg", options: DecodingOptions(minimumSize: PixelSize(width: 256, height: 256)))
+
+        #expect(upright.info.width == 800 && upright.info.height == 1200)
+        #expect(asStored.info.width == 1200 && asStored.info.height == 800)
+        #expect(thumbnail.info.width == 400 && thumbnail.info.height == 600)
+        #expect(try thumbnail.frame(at: 0).image.width == 400)
     }
 
     @Test func ignoresBytesAfterEOI() throws {

@@ -35,6 +35,10 @@ public struct JPEGEncoder: Sendable {
     public var progressive: Bool
     /// The colour that transparent pixels are flattened onto; its alpha is ignored.
     public var background: RGBAColor
+    /// Arithmetic coding instead of Huffman; for tests of the decoder (few other decoders read it).
+    var arithmeticCoding = false
+    /// A restart marker every this many MCUs, 0 for none; for tests of the decoder.
+    var restartInterval = 0
 
     /// Creates an encoder.
     /// - Parameters:
@@ -81,6 +85,8 @@ public struct JPEGEncoder: Sendable {
         params.progressive = progressive ? 1 : 0
         params.optimize = 1
         params.subsample = subsamplesChroma ? 1 : 0
+        params.arithmetic = arithmeticCoding ? 1 : 0
+        params.restart_interval = UInt32(clamping: restartInterval)
         try check(imgtool_jpeg_writer_begin(writer, &params), writer: writer)
         try drain(writer, into: &sink)
 
