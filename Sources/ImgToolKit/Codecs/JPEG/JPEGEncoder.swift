@@ -92,21 +92,54 @@ public struct JPEGEncoder: Sendable {
 
         let band = 64
         let rowBytes = image.width * 4
-        var rows = [UInt8](repeating: 0, count: band * rowBytes)
+        var rows: [UInt8] = []
         var row = 0
         while row < image.height {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while encoding row \(row)") }
             let count = min(band, image.height - row)
-            flatten(image, rows: row..<row + count, into: &rows)
-            try rows.withUnsafeBufferPointer { buffer throws(ImgToolError) in
-                guard let base = buffer.baseAddress else { return }
+            // Opaque 8-bit rows go to libjpeg as they are (it reads RGBX and skips the fourth
+            // byte); others are flattened onto the background into a band buffer first.
+            let direct = try Self.withOpaqueRows(of: image, rows: row..<row + count) {
+                (base: UnsafePointer<UInt8>) throws(ImgToolError) in
                 try check(imgtool_jpeg_writer_write_rows(writer, base, rowBytes, UInt32(count)), writer: writer)
+            }
+            if !direct {
+                if rows.isEmpty { rows = [UInt8](repeating: 0, count: band * rowBytes) }
+                flatten(image, rows: row..<row + count, into: &rows)
+                try rows.withUnsafeBufferPointer { buffer throws(ImgToolError) in
+                    guard let base = buffer.baseAddress else { return }
+                    try check(imgtool_jpeg_writer_write_rows(writer, base, rowBytes, UInt32(count)), writer: writer)
+                }
             }
             try drain(writer, into: &sink)
             row += count
         }
         try check(imgtool_jpeg_writer_finish(writer), writer: writer)
         try drain(writer, into: &sink)
+    }
+
+    /// Calls `body` with the first of `rows` when `image` is 8-bit and every pixel in them is
+    /// opaque; returns whether it did.
+    static func withOpaqueRows(
+        of image: PixelBuffer, rows: Range<Int>, _ body: (UnsafePointer<UInt8>) throws(ImgToolError) -> Void
+    ) throws(ImgToolError) -> Bool {
+        guard case .rgba8(let samples) = image.samples else { return false }
+        return try samples.withUnsafeBufferPointer { source throws(ImgToolError) in
+            let start = rows.lowerBound * image.width * 4
+            let end = rows.upperBound * image.width * 4
+            var opaque = true
+            var index = start + 3
+            while index < end {
+                if source[index] != 255 {
+                    opaque = false
+                    break
+                }
+                index += 4
+            }
+            guard opaque, let base = source.baseAddress else { return false }
+            try body(base + start)
+            return true
+        }
     }
 
     /// Copies `rows` of `image` into `out` as 8-bit RGBX, each pixel flattened onto the background
