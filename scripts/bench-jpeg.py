@@ -4,7 +4,7 @@ tool: the C floor), libvips, Pillow and ImageMagick, in one run.
 
 1. Decode a 4096x4096 photo-like JPEG (quality 90, 4:2:0, as cameras write): whole process, the
    pixels discarded. imgtool is `imgtool info --verify` (decodes to RGBA in memory); djpeg writes
-   PPM to /dev/null; vips computes the average; ImageMagick writes to null:; Pillow calls load().
+   PPM to /dev/null (and, for the cost of holding the image, to tmpfs); vips computes the average; ImageMagick writes to null:; Pillow calls load().
    imgtool's pixels (SHA-256 of RGBA8) are checked against djpeg's and Pillow's.
 2. `merge photo.jpg logo.png -o out.jpg` end to end (decode, composite a 1024x512 RGBA logo in the
    centre, encode) at each tool's default quality: imgtool 85, vips 75, Pillow 75, ImageMagick the
@@ -97,6 +97,9 @@ print(f"Decoded pixels agree with imgtool: {agree}\n")
 decoders = [
     ("imgtool info --verify", [imgtool, "info", "--verify", photo]),
     ("djpeg (C floor)", ["djpeg", "-outfile", "/dev/null", photo]),
+    # The same decode kept whole in memory (a 48 MiB PPM in tmpfs): fresh pages for the whole
+    # image, as imgtool's RGBA buffer needs, which streaming rows to /dev/null never pays for.
+    ("djpeg to tmpfs", ["djpeg", "-outfile", "/dev/shm/imgtool-bench-jpeg.ppm", photo]),
     ("vips avg", ["vips", "avg", photo]),
     ("Pillow load()", [py, "-c", f"from PIL import Image; Image.open({photo!r}).load()"]),
     ("ImageMagick", [b.IM, photo, "null:"]),
@@ -117,7 +120,11 @@ print(b.table(["tool", "median", "range", "vs imgtool", "CPU", "peak memory"], r
 print(f"load average at the end: {open('/proc/loadavg').read().split()[0]} on {os.cpu_count()} cores\n")
 floor = results["djpeg (C floor)"]
 print(f"imgtool / djpeg: {base / floor:.2f}x (target <= 1.10); "
+      f"imgtool / (djpeg to tmpfs): {base / results['djpeg to tmpfs']:.2f}x; "
       f"faster than every peer: {all(base < v for k, v in results.items() if not k.startswith(('imgtool', 'djpeg')))}\n")
+
+if os.path.exists("/dev/shm/imgtool-bench-jpeg.ppm"):
+    os.remove("/dev/shm/imgtool-bench-jpeg.ppm")
 
 # 2. merge photo.jpg logo.png -o out.jpg.
 reference = os.path.join(folder, "reference.png")
