@@ -193,7 +193,7 @@ private final class JPEGReader {
     private func readTurned(into base: UnsafeMutableRawPointer, size: PixelSize, orientation: ImageOrientation)
         throws(ImgToolError)
     {
-        let band = 32
+        let band = 64
         let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: band * size.width)
         defer { scratch.deallocate() }
         let output = base.assumingMemoryBound(to: UInt32.self)
@@ -209,15 +209,24 @@ private final class JPEGReader {
                     handle, UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: UInt8.self), size.width * 4,
                     UInt32(count)),
                 phase: "decoding rows \(row)-\(row + count - 1)")
-            for x in 0..<size.width {
-                let shownRow = reverseColumns ? size.width - 1 - x : x
-                let line = output + shownRow * shownWidth
-                if reverseRows {
-                    // Stored rows row..<row+count land at displayed x = height-1-y, right to left.
-                    let end = size.height - 1 - row
-                    for index in 0..<count { line[end - index] = scratch[index * size.width + x] }
-                } else {
-                    for index in 0..<count { line[row + index] = scratch[index * size.width + x] }
+            // In tiles of 16 stored columns: each stored row gives 16 contiguous pixels, which go to
+            // 16 displayed rows; a tile's band then fills `count` contiguous pixels of each. Few
+            // pages are written at a time, where walking one column at a time touched every
+            // displayed row (and page) for each stored row.
+            let tile = 16
+            var lines = [UnsafeMutablePointer<UInt32>](repeating: output, count: tile)
+            for first in stride(from: 0, to: size.width, by: tile) {
+                let width = min(tile, size.width - first)
+                for j in 0..<width {
+                    let x = first + j
+                    lines[j] = output + (reverseColumns ? size.width - 1 - x : x) * shownWidth
+                }
+                lines.withUnsafeBufferPointer { lines in
+                    for index in 0..<count {
+                        let source = scratch + index * size.width + first
+                        let column = reverseRows ? size.height - 1 - row - index : row + index
+                        for j in 0..<width { lines[j][column] = source[j] }
+                    }
                 }
             }
             row += count
