@@ -407,7 +407,7 @@ struct JPEGCodecTests {
             width: 16, height: 16,
             rgba8: (0..<256).flatMap { i -> [UInt8] in i % 16 < 8 ? [255, 0, 0, 0] : [0, 0, 0, 128] })
         var sink = ByteSink()
-        let source = StillImageSource(image: image)
+        let source = StillImageSource(image)
         try await JPEGCodec().write(
             source, into: &sink,
             options: ImageWriteOptions(quality: 100, background: RGBAColor(red: 0, green: 0, blue: 255)),
@@ -427,7 +427,7 @@ struct JPEGCodecTests {
     @Test func writesProgressiveWhenAsked() async throws {
         var sink = ByteSink()
         try await JPEGCodec().write(
-            StillImageSource(image: Self.picture(width: 32, height: 32)), into: &sink,
+            StillImageSource(Self.picture(width: 32, height: 32)), into: &sink,
             options: ImageWriteOptions(progressive: true), progress: nil)
         #expect(
             sink.bytes.indices.contains {
@@ -440,32 +440,5 @@ struct JPEGCodecTests {
         let eight = Self.picture(width: 20, height: 10)
         let sixteen = eight.converted(to: .sixteen)
         #expect(try JPEGEncoder().encode(sixteen) == JPEGEncoder().encode(eight))
-    }
-}
-
-/// A one-frame source over a buffer.
-private struct StillImageSource: FrameSource {
-    let image: PixelBuffer
-    var info: ImageInfo {
-        ImageInfo(
-            format: .png, width: image.width, height: image.height, bitDepth: 8, colorType: .rgba,
-            frames: [
-                FrameInfo(
-                    index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: image.width, height: image.height),
-                    disposal: .none, blend: .source)
-            ])
-    }
-
-    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader { Reader(source: self) }
-
-    private final class Reader: FrameReader {
-        let source: StillImageSource
-        var done = false
-        init(source: StillImageSource) { self.source = source }
-        func nextFrame() throws(ImgToolError) -> Frame? {
-            guard !done else { return nil }
-            done = true
-            return Frame(info: source.info.frames[0], image: source.image)
-        }
     }
 }
