@@ -36,7 +36,7 @@ struct InfoFramesCLITests {
         #expect(
             result.stderr == """
                 error: missing.png: no such file
-                error: bad.png: not a PNG or GIF file (starts with bytes 6e 6f 74 20 61 6e 20 69)
+                error: bad.png: not a PNG, GIF or JPEG file (starts with bytes 6e 6f 74 20 61 6e 20 69)
 
                 """)
     }

@@ -6,11 +6,12 @@ public enum FuzzDecode {
     /// Limits small enough that a fuzzer never waits on a legitimately huge image.
     public static let limits = DecodingLimits(maxPixels: 1 << 22, maxFrames: 512, maxTotalPixels: 1 << 26)
 
-    /// Opens and fully decodes `bytes`; returns how many frames decoded.
+    /// Opens and fully decodes `bytes` with `options` (default: upright, full size); returns how
+    /// many frames decoded.
     @discardableResult
-    public static func run(_ bytes: [UInt8], name: String) -> Int {
+    public static func run(_ bytes: [UInt8], name: String, options: DecodingOptions = .default) -> Int {
         do {
-            let source = try ImageSource(data: bytes, name: name, limits: limits)
+            let source = try ImageSource(data: bytes, name: name, limits: limits, options: options)
             let reader = try source.makeFrameReader(depth: nil)
             var count = 0
             while let frame = try reader.nextFrame() {
@@ -68,6 +69,23 @@ public enum FuzzDecode {
             }
         } catch {
             preconditionFailure("the written APNG does not decode: \(error)")
+        }
+    }
+
+    /// Decodes `bytes` as JPEG and, when it decodes, writes the frame with ``JPEGEncoder`` and
+    /// checks that the result decodes to an image of the same size (trapping if not). Small
+    /// inputs only (at most 256 Ki pixels), so the fuzzer keeps its pace.
+    public static func jpegRoundTrip(_ bytes: [UInt8], name: String, quality: Int, progressive: Bool) {
+        guard let source = try? ImageSource(data: bytes, name: name, limits: limits),
+            source.info.width * source.info.height <= 1 << 18,
+            let frame = try? source.frame(at: 0)
+        else { return }
+        do {
+            let written = try JPEGEncoder(quality: quality, progressive: progressive).encode(frame.image)
+            let copy = try ImageSource(data: written, name: "written.jpg", limits: limits).frame(at: 0)
+            precondition(copy.image.width == frame.image.width && copy.image.height == frame.image.height, "size")
+        } catch {
+            preconditionFailure("a decoded JPEG could not be written and read back: \(error)")
         }
     }
 }

@@ -122,12 +122,19 @@ public struct ImageMetadata: Sendable, Hashable {
     public var colorType: ColorType
     /// Colour-management chunks present in the file (none is applied).
     public var color: ColorMetadata
+    /// Damage the decoder worked around while decoding these pixels (libjpeg's "Corrupt JPEG
+    /// data: ..." warnings), one sentence each; the library never prints them.
+    public var warnings: [String]
 
-    /// Creates metadata.
-    public init(format: ImageFormat, bitDepth: Int, colorType: ColorType, color: ColorMetadata = ColorMetadata()) {
+    /// Creates metadata; `warnings` defaults to none.
+    public init(
+        format: ImageFormat, bitDepth: Int, colorType: ColorType, color: ColorMetadata = ColorMetadata(),
+        warnings: [String] = []
+    ) {
         self.format = format
         self.bitDepth = bitDepth
         self.colorType = colorType
         self.color = color
+        self.warnings = warnings
     }
 }
