@@ -115,6 +115,11 @@ struct InfoCommand: BatchableCommand {
             "gamma": .bool(info.color.hasGamma),
             "srgb": .bool(info.color.hasSRGB),
             "iccp": .bool(info.color.hasICCProfile),
+            "exif": .bool(info.hasEXIF),
+            "orientation": .optional(info.exifOrientation),
+            "orientation_applied": .bool(info.appliedOrientation != .up),
+            "stored_width": .int(info.storedSize.width),
+            "stored_height": .int(info.storedSize.height),
             "complete": .bool(info.isComplete),
             "warnings": .array(info.warnings.map(JSONValue.string)),
             "frame_table": .array(table),
@@ -137,6 +142,12 @@ struct InfoCommand: BatchableCommand {
         if info.color.hasSRGB { chunks.append("sRGB") }
         if info.color.hasICCProfile { chunks.append("iCCP") }
         if !chunks.isEmpty { parts.append("colour chunks " + chunks.joined(separator: " ") + " (not applied)") }
+        if let orientation = info.exifOrientation {
+            let applied = info.appliedOrientation != .up ? "applied" : "not applied"
+            parts.append("EXIF orientation \(orientation) (\(applied); stored \(info.storedSize))")
+        } else if info.storedSize != PixelSize(width: info.width, height: info.height) {
+            parts.append("stored \(info.storedSize)")
+        }
         if !info.isComplete { parts.append("incomplete") }
         var lines = ["\(file): " + parts.joined(separator: ", ")]
         if info.isAnimated {
