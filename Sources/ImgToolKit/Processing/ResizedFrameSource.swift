@@ -1,0 +1,99 @@
+/// A ``FrameSource`` whose frames are another source's composited frames, resized.
+///
+/// Each frame is resized after it has been composited (never a partial frame on its own), so
+/// disposal and blending happen at the source's size and every output frame is a whole canvas.
+/// The frame count, every delay and the number of plays are kept; ``info`` reports the new
+/// size, with each frame's region the whole canvas, drawn with ``FrameBlend/source`` and
+/// ``FrameDisposal/none``. Writers re-optimize what they write (changed rectangles, palettes
+/// built from the resized pixels), so write a resized animation through the
+/// ``CodecRegistry`` like any other source.
+///
+/// One ``Resampler`` (one set of weight tables) serves every frame. Frames are resized in the
+/// reader's ``FrameReader/nextFrame()``, synchronously, on both cores for large frames; memory
+/// stays at the source reader's canvases plus one resized frame.
+public struct ResizedFrameSource: FrameSource {
+    /// The source whose frames are resized.
+    public let base: any FrameSource
+    /// The resize applied to every frame.
+    public let resampler: Resampler
+    /// The base's information with the new size and whole-canvas frames.
+    public let info: ImageInfo
+
+    /// Wraps `base`, resizing its frames as `spec` resolves against its canvas.
+    /// - Parameters:
+    ///   - base: the source to resize.
+    ///   - spec: the size asked for.
+    ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
+    ///   - linear: filter in linear light. Default `false`.
+    ///   - limits: the resized canvas is checked against `maxPixels`, and the resized animation
+    ///     against `maxFrames` and `maxTotalPixels`, before anything is allocated.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas; `tooLarge`.
+    public init(
+        _ base: any FrameSource, spec: ResizeSpec, filter: ResampleFilter = .lanczos3, linear: Bool = false,
+        limits: DecodingLimits = .default
+    ) throws(ImgToolError) {
+        let canvas = PixelSize(width: base.info.width, height: base.info.height)
+        let geometry = try spec.resolve(against: canvas, limits: limits)
+        try self.init(base, geometry: geometry, filter: filter, linear: linear, limits: limits)
+    }
+
+    /// Wraps `base`, resizing its frames to `geometry` (scaled size and crop).
+    /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas or a crop outside the
+    ///   scaled size; `tooLarge`.
+    public init(
+        _ base: any FrameSource, geometry: ResizeGeometry, filter: ResampleFilter = .lanczos3,
+        linear: Bool = false, limits: DecodingLimits = .default
+    ) throws(ImgToolError) {
+        let canvas = PixelSize(width: base.info.width, height: base.info.height)
+        let resampler = try Resampler(
+            from: canvas, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter, linear: linear,
+            limits: limits)
+        let size = resampler.outputSize
+        try limits.checkAnimation(frames: base.info.frameCount, width: size.width, height: size.height)
+        var info = base.info
+        info.width = size.width
+        info.height = size.height
+        info.frames = base.info.frames.map { frame in
+            FrameInfo(
+                index: frame.index, delay: frame.delay,
+                region: FrameRegion(x: 0, y: 0, width: size.width, height: size.height), disposal: .none,
+                blend: .source)
+        }
+        self.base = base
+        self.resampler = resampler
+        self.info = info
+    }
+
+    /// A reader of the base's composited frames, each resized.
+    /// - Parameter depth: output depth; `nil` keeps the base's.
+    /// - Throws: ``ImgToolError`` from the base.
+    public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        ResizedFrameReader(base: try base.makeFrameReader(depth: depth), resampler: resampler, frames: info.frames)
+    }
+}
+
+/// Reads the base's frames in order and resizes each one.
+final class ResizedFrameReader: FrameReader {
+    private let base: any FrameReader
+    private let resampler: Resampler
+    private let frames: [FrameInfo]
+
+    init(base: any FrameReader, resampler: Resampler, frames: [FrameInfo]) {
+        self.base = base
+        self.resampler = resampler
+        self.frames = frames
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard let frame = try base.nextFrame() else { return nil }
+        let info =
+            frames.indices.contains(frame.index)
+            ? frames[frame.index]
+            : FrameInfo(
+                index: frame.index, delay: frame.info.delay,
+                region: FrameRegion(
+                    x: 0, y: 0, width: resampler.outputSize.width, height: resampler.outputSize.height),
+                disposal: .none, blend: .source)
+        return Frame(info: info, image: try resampler.resample(frame.image))
+    }
+}
