@@ -5,7 +5,9 @@
 /// Output pixel `i` of a `sourceCount` -> `scaledCount` resize has its centre at
 /// `(i + 0.5) · sourceCount / scaledCount` in source coordinates. The weights of the output
 /// pixels in ``outputRange`` are kept (a crop after scaling, as `cover` needs, is a range that
-/// does not start at 0; no pixel outside it is ever computed).
+/// does not start at 0; no pixel outside it is ever computed). An axis whose size does not
+/// change is copied, not filtered, whatever the filter (Mitchell's kernel would blur it), so an
+/// identity resize is exact.
 struct ResampleWeights: Sendable {
     /// Source pixels along this axis.
     let sourceCount: Int
@@ -38,9 +40,11 @@ struct ResampleWeights: Sendable {
         rows.reserveCapacity(outputRange.count)
         for index in outputRange {
             let (first, taps) =
-                filter == .box
-                ? Self.areaTaps(index, scale: scale, sourceCount: sourceCount)
-                : Self.kernelTaps(index, filter: filter, scale: scale, sourceCount: sourceCount)
+                sourceCount == scaledCount
+                ? (index, [1.0])
+                : filter == .box
+                    ? Self.areaTaps(index, scale: scale, sourceCount: sourceCount)
+                    : Self.kernelTaps(index, filter: filter, scale: scale, sourceCount: sourceCount)
             firsts.append(first)
             tapCounts.append(taps.count)
             rows.append(taps)
