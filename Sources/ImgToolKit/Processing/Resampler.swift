@@ -83,6 +83,18 @@ public struct Resampler: Sendable {
             throw ImgToolError(.invalidArgument, "the crop \(crop) is not inside the \(scaled) scaled image")
         }
         try limits.checkPixels(width: crop.width, height: crop.height, what: "the resized image")
+        self.init(checkedFrom: source, scaledTo: scaled, croppedTo: crop, filter: filter, linear: linear)
+    }
+
+    /// The resize of ``init(from:scaledTo:croppedTo:filter:linear:limits:)`` for arguments the
+    /// caller has checked (non-empty sizes, the crop inside the scaled size, the output within
+    /// its limits): overlays sized to a background, whose output is never larger than the
+    /// background.
+    init(
+        checkedFrom source: PixelSize, scaledTo scaled: PixelSize, croppedTo crop: FrameRegion,
+        filter: ResampleFilter, linear: Bool
+    ) {
+        precondition(source.width > 0 && source.height > 0 && crop.width > 0 && crop.height > 0, "empty resize")
         sourceSize = source
         outputSize = PixelSize(width: crop.width, height: crop.height)
         self.filter = filter
@@ -107,6 +119,13 @@ public struct Resampler: Sendable {
                 "this resampler takes \(sourceSize) images, not \(image.width)x\(image.height)")
         }
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before resizing") }
+        return resampleChecked(image)
+    }
+
+    /// ``resample(_:)`` for an image the caller knows is ``sourceSize``, without the
+    /// cancellation check.
+    func resampleChecked(_ image: PixelBuffer) -> PixelBuffer {
+        precondition(image.width == sourceSize.width && image.height == sourceSize.height, "wrong source size")
         if horizontal.isIdentity && vertical.isIdentity { return image }
         var result: PixelBuffer
         switch image.samples {
