@@ -74,6 +74,9 @@ public struct OverlayPlacement: Sendable, Hashable {
     ///
     /// Lengths are rounded half away from zero and kept within `1...2^40`. The resized overlay
     /// may be larger than the background: only its visible part is ever computed.
+    /// - Parameters:
+    ///   - overlay: the overlay's own size.
+    ///   - canvas: the background's size.
     public func overlaySize(overlay: PixelSize, canvas: PixelSize) -> PixelSize {
         guard overlay.width > 0, overlay.height > 0, overlayWidth != nil || overlayHeight != nil else {
             return overlay

@@ -28,6 +28,7 @@ public enum ResampleFilter: String, Sendable, Hashable, CaseIterable, CustomStri
 
     /// The filter named `name` (case-insensitive); `triangle`, `linear`, `area`, `lanczos`,
     /// `catmullrom` and `bicubic` (Catmull-Rom) are accepted as synonyms.
+    /// - Parameter name: the name as the user typed it.
     /// - Throws: ``ImgToolError`` `invalidArgument` listing the names, for any other name.
     public init(named name: String) throws(ImgToolError) {
         let lowered = name.lowercased()
@@ -58,6 +59,7 @@ public enum ResampleFilter: String, Sendable, Hashable, CaseIterable, CustomStri
     }
 
     /// The kernel's value at distance `x` (in filter units, where 1 is one source pixel at scale 1).
+    /// - Parameter x: the distance from the kernel's centre.
     public func weight(at x: Double) -> Double {
         let t = abs(x)
         switch self {

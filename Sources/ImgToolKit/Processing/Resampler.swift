@@ -18,7 +18,7 @@
 ///   darker sRGB mid-grey); averaging encoded values (the default, as most tools do) darkens it
 ///   but matches what other tools produce.
 /// - **Both cores**: a large resize computes the top and bottom halves of the output on two
-///   threads at once (``forkJoin(_:alongside:)``); source rows where the halves meet are
+///   threads at once (a fork and join of two threads); source rows where the halves meet are
 ///   filtered by both.
 ///
 /// A `Resampler` is an immutable `Sendable` value; ``resample(_:)`` is synchronous CPU work
@@ -110,6 +110,7 @@ public struct Resampler: Sendable {
     /// `image` resized: ``outputSize``, the same depth, straight alpha.
     ///
     /// An identity resize (same size, no crop) returns `image` unchanged.
+    /// - Parameter image: a ``sourceSize`` image, 8- or 16-bit.
     /// - Throws: ``ImgToolError`` `invalidArgument` when `image` is not ``sourceSize``;
     ///   `cancelled` when the current task is cancelled before the work starts.
     public func resample(_ image: PixelBuffer) throws(ImgToolError) -> PixelBuffer {
@@ -147,7 +148,7 @@ public struct Resampler: Sendable {
     static let parallelThreshold = 1 << 16
 
     /// Every output sample, in two bands on two threads when the work is large enough.
-    private func render<Sample: FixedWidthInteger & UnsignedInteger & Sendable>(
+    private func render<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar & Sendable>(
         _ samples: [Sample], maximum: Float, decode: [Float]?
     ) -> [Sample] {
         let height = outputSize.height
@@ -179,7 +180,7 @@ public struct Resampler: Sendable {
 
     /// Output rows `rows` into `output` (which starts at the first of them): each output row is
     /// the vertical weights applied to horizontally filtered source rows kept in a ring.
-    private func renderBand<Sample: FixedWidthInteger & UnsignedInteger>(
+    private func renderBand<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         rows: Range<Int>, of samples: [Sample], maximum: Float, decode: [Float]?,
         into output: UnsafeMutableBufferPointer<Sample>
     ) {
@@ -192,6 +193,9 @@ public struct Resampler: Sendable {
         var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
         let encode = linear ? SRGBTransfer.encode16 : nil
         let horizontalIsIdentity = horizontal.isIdentity
+        // When each source pixel feeds at most about two output pixels (box, or any filter at a
+        // small reduction), converting while filtering beats converting the row first.
+        let fused = decode == nil && horizontal.tapCounts.reduce(0, +) <= 2 * sourceWidth
         samples.withUnsafeBufferPointer { samples in
             sourceRow.withUnsafeMutableBufferPointer { sourceRow in
                 ring.withUnsafeMutableBufferPointer { ring in
@@ -211,9 +215,11 @@ public struct Resampler: Sendable {
                                             let source = UnsafeBufferPointer(
                                                 rebasing: samples[row * sourceWidth * 4..<(row + 1) * sourceWidth * 4])
                                             if horizontalIsIdentity {
-                                                Self.load(source, maximum: maximum, decode: decode, into: target)
+                                                Self.load(source, decode: decode, into: target)
+                                            } else if fused {
+                                                filterRow(samples: source, weights: hWeights, into: target)
                                             } else {
-                                                Self.load(source, maximum: maximum, decode: decode, into: sourceRow)
+                                                Self.load(source, decode: decode, into: sourceRow)
                                                 filterRow(sourceRow, weights: hWeights, into: target)
                                             }
                                         }
@@ -237,7 +243,8 @@ public struct Resampler: Sendable {
         }
     }
 
-    /// One source row, premultiplied, filtered to the output's width.
+    /// One source row, premultiplied, filtered to the output's width. Two partial sums per
+    /// output pixel, so that consecutive taps do not wait on each other's addition.
     private func filterRow(
         _ source: UnsafeMutableBufferPointer<SIMD4<Float>>, weights: UnsafeBufferPointer<Float>,
         into target: UnsafeMutableBufferPointer<SIMD4<Float>>
@@ -248,28 +255,66 @@ public struct Resampler: Sendable {
                 for x in 0..<target.count {
                     let first = firsts[x]
                     let base = x * stride
-                    var sum = SIMD4<Float>.zero
-                    for tap in 0..<tapCounts[x] {
-                        sum += source[first + tap] * weights[base + tap]
+                    let taps = tapCounts[x]
+                    var even = SIMD4<Float>.zero
+                    var odd = SIMD4<Float>.zero
+                    var tap = 0
+                    while tap + 1 < taps {
+                        even += source[first + tap] * weights[base + tap]
+                        odd += source[first + tap + 1] * weights[base + tap + 1]
+                        tap += 2
                     }
+                    if tap < taps { even += source[first + tap] * weights[base + tap] }
+                    target[x] = even + odd
+                }
+            }
+        }
+    }
+
+    /// One row of straight samples, premultiplied as it is read and filtered to the output's
+    /// width in the same loop.
+    private func filterRow<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        samples source: UnsafeBufferPointer<Sample>, weights: UnsafeBufferPointer<Float>,
+        into target: UnsafeMutableBufferPointer<SIMD4<Float>>
+    ) {
+        guard let base = source.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let pixelBytes = 4 * MemoryLayout<Sample>.stride
+        let stride = horizontal.stride
+        horizontal.firsts.withUnsafeBufferPointer { firsts in
+            horizontal.tapCounts.withUnsafeBufferPointer { tapCounts in
+                for x in 0..<target.count {
+                    var offset = firsts[x] * pixelBytes
+                    let base = x * stride
+                    // Lanes 0-2 of `sum` add up r·a·w (its lane 3, a·a·w, is not used), `alphaSum` a·w.
+                    var sum = SIMD4<Float>.zero
+                    var alphaSum: Float = 0
+                    for tap in 0..<tapCounts[x] {
+                        let pixel = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Sample>.self))
+                        let alphaWeight = pixel[3] * weights[base + tap]
+                        sum += pixel * alphaWeight
+                        alphaSum += alphaWeight
+                        offset += pixelBytes
+                    }
+                    sum[3] = alphaSum
                     target[x] = sum
                 }
             }
         }
     }
 
-    /// Straight samples to premultiplied `0...1` floats (colour decoded to linear light first
-    /// when `decode` is given).
+    /// Straight samples to premultiplied floats in sample units: `(r·a, g·a, b·a, a)`, colour
+    /// decoded to linear light first (by the table `decode`, scaled to the sample range) when
+    /// given.
     @inline(__always)
-    private static func load<Sample: FixedWidthInteger & UnsignedInteger>(
-        _ source: UnsafeBufferPointer<Sample>, maximum: Float, decode: [Float]?,
+    private static func load<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        _ source: UnsafeBufferPointer<Sample>, decode: [Float]?,
         into target: UnsafeMutableBufferPointer<SIMD4<Float>>
     ) {
-        let scale = 1 / maximum
         if let decode {
             decode.withUnsafeBufferPointer { table in
                 for x in 0..<target.count {
-                    let alpha = Float(source[x * 4 + 3]) * scale
+                    let alpha = Float(source[x * 4 + 3])
                     target[x] =
                         SIMD4<Float>(
                             table[Int(source[x * 4])], table[Int(source[x * 4 + 1])], table[Int(source[x * 4 + 2])], 1)
@@ -278,17 +323,18 @@ public struct Resampler: Sendable {
             }
             return
         }
+        guard let base = source.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let pixelBytes = 4 * MemoryLayout<Sample>.stride
         for x in 0..<target.count {
-            let pixel =
-                SIMD4<Float>(
-                    Float(source[x * 4]), Float(source[x * 4 + 1]), Float(source[x * 4 + 2]), Float(source[x * 4 + 3]))
-                * scale
+            let pixel = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: x * pixelBytes, as: SIMD4<Sample>.self))
             target[x] = pixel * SIMD4<Float>(pixel[3], pixel[3], pixel[3], 1)
         }
     }
 
-    /// Premultiplied floats back to straight samples, rounded half up; colour clamped to alpha
-    /// before the division, and a pixel whose alpha rounds to 0 written as (0, 0, 0, 0).
+    /// Premultiplied floats (sample units) back to straight samples, rounded half up: colour
+    /// clamped to `0...alpha·maximum` before the division by alpha (so ringing cannot overshoot),
+    /// and a pixel whose alpha rounds to 0 written as (0, 0, 0, 0).
     @inline(__always)
     private static func store<Sample: FixedWidthInteger & UnsignedInteger>(
         _ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, maximum: Float, encode: [Float]?,
@@ -296,27 +342,28 @@ public struct Resampler: Sendable {
     ) {
         // Adding 2^23 to a float in 0..<2^23 puts its integer part in the significand's low bits.
         let magic = SIMD4<Float>(repeating: 8_388_608)
-        let half = 0.5 / maximum
+        let toTable = 65535 / maximum
         for x in 0..<pixels.count {
             let pixel = pixels[x]
-            let alpha = min(max(pixel[3], 0), 1)
-            guard alpha >= half else {
+            let alpha = min(pixel[3], maximum)
+            guard alpha >= 0.5 else {
                 target[x * 4] = 0
                 target[x * 4 + 1] = 0
                 target[x * 4 + 2] = 0
                 target[x * 4 + 3] = 0
                 continue
             }
+            let limit = alpha * maximum
             var straight =
-                pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(alpha, alpha, alpha, alpha))
+                pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(limit, limit, limit, limit))
                 / SIMD4<Float>(alpha, alpha, alpha, 1)
             straight[3] = alpha
             if let encode {
-                straight[0] = encode[Int(straight[0] * 65535 + 0.5)]
-                straight[1] = encode[Int(straight[1] * 65535 + 0.5)]
-                straight[2] = encode[Int(straight[2] * 65535 + 0.5)]
+                straight[0] = encode[Int(straight[0] * toTable + 0.5)] * maximum
+                straight[1] = encode[Int(straight[1] * toTable + 0.5)] * maximum
+                straight[2] = encode[Int(straight[2] * toTable + 0.5)] * maximum
             }
-            let whole = (straight * maximum + 0.5).rounded(.down) + magic
+            let whole = (straight + 0.5).rounded(.down) + magic
             let bits = unsafeBitCast(whole, to: SIMD4<UInt32>.self) & 0xFFFF
             target[x * 4] = Sample(truncatingIfNeeded: bits[0])
             target[x * 4 + 1] = Sample(truncatingIfNeeded: bits[1])

@@ -79,6 +79,7 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// The fit named `name` (case-insensitive).
+        /// - Parameter name: `contain`, `cover`, `fill` or `inside`.
         /// - Throws: ``ImgToolError`` `invalidArgument` listing the names.
         public init(named name: String) throws(ImgToolError) {
             guard let fit = Fit(rawValue: name.lowercased()) else {
@@ -112,6 +113,8 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A thumbnail whose longest side is `longestSide` pixels, never enlarged (``Fit/inside``).
+    /// - Parameter longestSide: pixels, at least 1.
+    /// - Throws: ``ImgToolError`` `invalidArgument` below 1.
     public static func thumbnail(_ longestSide: Int) throws(ImgToolError) -> ResizeSpec {
         guard longestSide > 0 else {
             throw ImgToolError(.invalidArgument, "a thumbnail size must be above 0, not \(longestSide)")
@@ -123,6 +126,11 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
     ///
     /// `size` is `WxH` (`640x480`, `50%x25%`, `x480` or `640x` for one side) or a single length
     /// (`256`: a thumbnail of longest side 256, default fit ``Fit/inside``; `50%`: both sides).
+    /// - Parameters:
+    ///   - width: `--width`: pixels or a percentage.
+    ///   - height: `--height`: pixels or a percentage.
+    ///   - size: `--size`: `WxH` or a single length.
+    ///   - fit: `--fit`: `contain`, `cover`, `fill` or `inside`; default as the type describes.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option for anything malformed, when
     ///   `size` comes with `width` or `height`, or when nothing is given.
     public init(width: String? = nil, height: String? = nil, size: String? = nil, fit: String? = nil)
@@ -257,12 +265,16 @@ public struct ResizeGeometry: Sendable, Hashable, CustomStringConvertible {
     public var crop: FrameRegion
 
     /// Creates a geometry.
+    /// - Parameters:
+    ///   - scaledSize: the size of the whole scaled image.
+    ///   - crop: the part kept, inside `scaledSize`.
     public init(scaledSize: PixelSize, crop: FrameRegion) {
         self.scaledSize = scaledSize
         self.crop = crop
     }
 
     /// The whole image scaled to `size`, nothing cropped.
+    /// - Parameter size: the output size.
     public init(whole size: PixelSize) {
         self.init(scaledSize: size, crop: FrameRegion(x: 0, y: 0, width: size.width, height: size.height))
     }

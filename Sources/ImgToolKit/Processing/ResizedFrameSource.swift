@@ -38,6 +38,12 @@ public struct ResizedFrameSource: FrameSource {
     }
 
     /// Wraps `base`, resizing its frames to `geometry` (scaled size and crop).
+    /// - Parameters:
+    ///   - base: the source to resize.
+    ///   - geometry: the scaled size and the part of it kept.
+    ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
+    ///   - linear: filter in linear light. Default `false`.
+    ///   - limits: checked as by ``init(_:spec:filter:linear:limits:)``.
     /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas or a crop outside the
     ///   scaled size; `tooLarge`.
     public init(

@@ -17,11 +17,11 @@ enum SRGBTransfer {
         value <= 0.003_130_8 ? value * 12.92 : 1.055 * pow(value, 1 / 2.4) - 0.055
     }
 
-    /// Linear value of each 8-bit sample.
-    static let decode8: [Float] = (0...255).map { Float(decode(Double($0) / 255)) }
+    /// Linear value of each 8-bit sample, scaled to `0...255`.
+    static let decode8: [Float] = (0...255).map { Float(decode(Double($0) / 255) * 255) }
 
-    /// Linear value of each 16-bit sample.
-    static let decode16: [Float] = (0...65535).map { Float(decode(Double($0) / 65535)) }
+    /// Linear value of each 16-bit sample, scaled to `0...65535`.
+    static let decode16: [Float] = (0...65535).map { Float(decode(Double($0) / 65535) * 65535) }
 
     /// The sRGB value (`0...1`) of each linear value `i / 65535`.
     static let encode16: [Float] = (0...65535).map { Float(encode(Double($0) / 65535)) }
