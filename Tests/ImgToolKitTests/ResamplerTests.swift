@@ -221,6 +221,36 @@ struct ResamplerTests {
         }
     }
 
+    @Test("Flattened onto a colour: premultiplied colour plus the background, one rounding", arguments: [false, true])
+    func flattened(linear: Bool) throws {
+        let image = noiseImage(width: 45, height: 31, depth: .eight, seed: 11)
+        let size = PixelSize(width: 13, height: 9)
+        let background = RGBAColor(red: 30, green: 140, blue: 250)
+        let resampler = try Resampler(
+            from: PixelSize(width: 45, height: 31), to: size, filter: .lanczos3, linear: linear)
+        let out = try #require(try resampler.resample(image, flattenedOnto: background).rgba8)
+        let reference = ReferenceResize.resize(image, to: size, filter: .lanczos3, linear: linear)
+        let under = [background.red, background.green, background.blue].map { Double($0) / 255 }
+        var worst = 0.0
+        for pixel in 0..<size.width * size.height {
+            let a = reference[pixel * 4 + 3]
+            #expect(out[pixel * 4 + 3] == 255)
+            for c in 0..<3 {
+                let color = reference[pixel * 4 + c]
+                let expected: Double
+                if linear {
+                    let mixed =
+                        ReferenceResize.srgbToLinear(color) * a + ReferenceResize.srgbToLinear(under[c]) * (1 - a)
+                    expected = ReferenceResize.linearToSRGB(mixed) * 255
+                } else {
+                    expected = (color * a + under[c] * (1 - a)) * 255
+                }
+                worst = max(worst, abs(Double(out[pixel * 4 + c]) - expected))
+            }
+        }
+        #expect(worst <= 1, "largest difference \(worst)")
+    }
+
     @Test("An identity resize is exact", arguments: ResampleFilter.allCases)
     func identityIsExact(filter: ResampleFilter) throws {
         for depth in SampleDepth.allCases {
@@ -292,13 +322,13 @@ struct ResamplerTests {
 
     @Test("Large images are split in two bands with the same result as one")
     func bandsAgree() throws {
-        let image = noiseImage(width: 400, height: 300, depth: .eight, seed: 3)
-        let resampler = try Resampler(from: PixelSize(width: 400, height: 300), to: PixelSize(width: 123, height: 77))
-        #expect(400 * 300 >= Resampler.parallelThreshold)
+        let image = noiseImage(width: 640, height: 480, depth: .eight, seed: 3)
+        let resampler = try Resampler(from: PixelSize(width: 640, height: 480), to: PixelSize(width: 123, height: 77))
+        #expect(640 * 480 >= Resampler.parallelThreshold)
         let whole = try resampler.resample(image)
         // The bottom rows alone: resize a crop whose rows all fall in one band.
         let bottom = try Resampler(
-            from: PixelSize(width: 400, height: 300), scaledTo: PixelSize(width: 123, height: 77),
+            from: PixelSize(width: 640, height: 480), scaledTo: PixelSize(width: 123, height: 77),
             croppedTo: FrameRegion(x: 0, y: 70, width: 123, height: 7)
         ).resample(image)
         #expect(whole.cropped(to: FrameRegion(x: 0, y: 70, width: 123, height: 7)) == bottom)

@@ -123,33 +123,80 @@ public struct Resampler: Sendable {
         return resampleChecked(image)
     }
 
+    /// `image` resized and flattened onto `background`: every output pixel opaque, its colour
+    /// the resized premultiplied colour plus `background` times the transparency left, computed
+    /// before the single rounding (in linear light with ``linear``). The background's alpha is
+    /// ignored. This is what a terminal or an encoder without alpha needs, without the double
+    /// rounding of un-premultiplying first.
+    /// - Parameters:
+    ///   - image: a ``sourceSize`` image, 8- or 16-bit.
+    ///   - background: the colour under the image.
+    /// - Throws: ``ImgToolError`` `invalidArgument` when `image` is not ``sourceSize``; `cancelled`.
+    public func resample(_ image: PixelBuffer, flattenedOnto background: RGBAColor) throws(ImgToolError)
+        -> PixelBuffer
+    {
+        guard image.width == sourceSize.width, image.height == sourceSize.height else {
+            throw ImgToolError(
+                .invalidArgument,
+                "this resampler takes \(sourceSize) images, not \(image.width)x\(image.height)")
+        }
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before resizing") }
+        return resampleChecked(image, background: background)
+    }
+
     /// ``resample(_:)`` for an image the caller knows is ``sourceSize``, without the
-    /// cancellation check.
-    func resampleChecked(_ image: PixelBuffer) -> PixelBuffer {
+    /// cancellation check; flattened onto `background` when given.
+    func resampleChecked(_ image: PixelBuffer, background: RGBAColor? = nil) -> PixelBuffer {
         precondition(image.width == sourceSize.width && image.height == sourceSize.height, "wrong source size")
-        if horizontal.isIdentity && vertical.isIdentity { return image }
+        if background == nil && horizontal.isIdentity && vertical.isIdentity { return image }
         var result: PixelBuffer
         switch image.samples {
         case .rgba8(let samples):
+            let conversion = Conversion(maximum: 255, linear: linear, background: background)
             result = PixelBuffer(
-                width: outputSize.width, height: outputSize.height,
-                rgba8: render(samples, maximum: 255, decode: linear ? SRGBTransfer.decode8 : nil))
+                width: outputSize.width, height: outputSize.height, rgba8: render(samples, conversion))
         case .rgba16(let samples):
+            let conversion = Conversion(maximum: 65535, linear: linear, background: background)
             result = PixelBuffer(
-                width: outputSize.width, height: outputSize.height,
-                rgba16: render(samples, maximum: 65535, decode: linear ? SRGBTransfer.decode16 : nil))
+                width: outputSize.width, height: outputSize.height, rgba16: render(samples, conversion))
         }
         result.metadata = image.metadata
         return result
     }
 
+    /// How samples become filtered floats and back.
+    struct Conversion: Sendable {
+        /// The largest sample: 255 or 65535.
+        let maximum: Float
+        /// sRGB to linear light in sample units, by sample value, or `nil`.
+        let decode: [Float]?
+        /// Linear light `i / 65535` to sRGB `0...1`, or `nil`.
+        let encode: [Float]?
+        /// The colour to flatten onto, in sample units (linear light with `decode`), or `nil`.
+        let background: SIMD4<Float>?
+
+        init(maximum: Float, linear: Bool, background: RGBAColor?) {
+            self.maximum = maximum
+            decode = linear ? (maximum == 255 ? SRGBTransfer.decode8 : SRGBTransfer.decode16) : nil
+            encode = linear ? SRGBTransfer.encode16 : nil
+            self.background = background.map { color in
+                let values = [color.red, color.green, color.blue].map { channel in
+                    linear
+                        ? Float(SRGBTransfer.decode(Double(channel) / 255) * Double(maximum))
+                        : Float(channel) * maximum / 255
+                }
+                return SIMD4<Float>(values[0], values[1], values[2], 0)
+            }
+        }
+    }
+
     /// Sources or outputs with at least this many pixels are computed in two bands at once;
     /// below it a second thread costs more than it saves.
-    static let parallelThreshold = 1 << 16
+    static let parallelThreshold = 1 << 18
 
     /// Every output sample, in two bands on two threads when the work is large enough.
     private func render<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar & Sendable>(
-        _ samples: [Sample], maximum: Float, decode: [Float]?
+        _ samples: [Sample], _ conversion: Conversion
     ) -> [Sample] {
         let height = outputSize.height
         let rowLength = outputSize.width * 4
@@ -157,18 +204,18 @@ public struct Resampler: Sendable {
         let split = work >= Self.parallelThreshold && height >= 2 && availableProcessors > 1 ? height / 2 : 0
         return [Sample](unsafeUninitializedCapacity: rowLength * height) { output, initialized in
             if split == 0 {
-                renderBand(rows: 0..<height, of: samples, maximum: maximum, decode: decode, into: output)
+                renderBand(rows: 0..<height, of: samples, conversion: conversion, into: output)
             } else {
                 let top = forkJoin(
                     { [self] in
                         [Sample](unsafeUninitializedCapacity: rowLength * split) { band, count in
-                            renderBand(rows: 0..<split, of: samples, maximum: maximum, decode: decode, into: band)
+                            renderBand(rows: 0..<split, of: samples, conversion: conversion, into: band)
                             count = rowLength * split
                         }
                     },
                     alongside: {
                         renderBand(
-                            rows: split..<height, of: samples, maximum: maximum, decode: decode,
+                            rows: split..<height, of: samples, conversion: conversion,
                             into: UnsafeMutableBufferPointer(rebasing: output[(rowLength * split)...]))
                     }
                 ).side
@@ -181,9 +228,10 @@ public struct Resampler: Sendable {
     /// Output rows `rows` into `output` (which starts at the first of them): each output row is
     /// the vertical weights applied to horizontally filtered source rows kept in a ring.
     private func renderBand<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        rows: Range<Int>, of samples: [Sample], maximum: Float, decode: [Float]?,
+        rows: Range<Int>, of samples: [Sample], conversion: Conversion,
         into output: UnsafeMutableBufferPointer<Sample>
     ) {
+        let decode = conversion.decode
         let sourceWidth = sourceSize.width
         let width = outputSize.width
         let ringSize = vertical.stride
@@ -191,7 +239,6 @@ public struct Resampler: Sendable {
         var ring = [SIMD4<Float>](repeating: .zero, count: ringSize * width)
         var ringRows = [Int](repeating: -1, count: ringSize)
         var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
-        let encode = linear ? SRGBTransfer.encode16 : nil
         let horizontalIsIdentity = horizontal.isIdentity
         // When each source pixel feeds at most about two output pixels (box, or any filter at a
         // small reduction), converting while filtering beats converting the row first.
@@ -232,7 +279,7 @@ public struct Resampler: Sendable {
                                     }
                                     let start = (y - rows.lowerBound) * width * 4
                                     Self.store(
-                                        accumulator, maximum: maximum, encode: encode,
+                                        accumulator, conversion: conversion,
                                         into: UnsafeMutableBufferPointer(rebasing: output[start..<start + width * 4]))
                                 }
                             }
@@ -286,16 +333,35 @@ public struct Resampler: Sendable {
                 for x in 0..<target.count {
                     var offset = firsts[x] * pixelBytes
                     let base = x * stride
-                    // Lanes 0-2 of `sum` add up r·a·w (its lane 3, a·a·w, is not used), `alphaSum` a·w.
+                    // Lanes 0-2 of the sums add up r·a·w (lane 3, a·a·w, is not used), the alpha
+                    // sums a·w; two of each, so that consecutive taps do not wait on each other.
                     var sum = SIMD4<Float>.zero
+                    var other = SIMD4<Float>.zero
                     var alphaSum: Float = 0
-                    for tap in 0..<tapCounts[x] {
+                    var otherAlpha: Float = 0
+                    let taps = tapCounts[x]
+                    var tap = 0
+                    while tap + 1 < taps {
+                        let pixel = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Sample>.self))
+                        let next = SIMD4<Float>(
+                            raw.loadUnaligned(fromByteOffset: offset + pixelBytes, as: SIMD4<Sample>.self))
+                        let alphaWeight = pixel[3] * weights[base + tap]
+                        let nextWeight = next[3] * weights[base + tap + 1]
+                        sum += pixel * alphaWeight
+                        other += next * nextWeight
+                        alphaSum += alphaWeight
+                        otherAlpha += nextWeight
+                        offset += 2 * pixelBytes
+                        tap += 2
+                    }
+                    if tap < taps {
                         let pixel = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Sample>.self))
                         let alphaWeight = pixel[3] * weights[base + tap]
                         sum += pixel * alphaWeight
                         alphaSum += alphaWeight
-                        offset += pixelBytes
                     }
+                    sum += other
+                    alphaSum += otherAlpha
                     sum[3] = alphaSum
                     target[x] = sum
                 }
@@ -332,38 +398,53 @@ public struct Resampler: Sendable {
         }
     }
 
-    /// Premultiplied floats (sample units) back to straight samples, rounded half up: colour
-    /// clamped to `0...alpha·maximum` before the division by alpha (so ringing cannot overshoot),
-    /// and a pixel whose alpha rounds to 0 written as (0, 0, 0, 0).
+    /// Premultiplied floats (sample units) back to straight samples, rounded half up: alpha
+    /// clamped to `0...maximum`, colour to `0...alpha·maximum` before the division by alpha (so
+    /// ringing cannot overshoot), and a pixel whose alpha rounds to 0 written as (0, 0, 0, 0).
+    /// With a background, premultiplied colour plus the background times the transparency left,
+    /// opaque.
     @inline(__always)
     private static func store<Sample: FixedWidthInteger & UnsignedInteger>(
-        _ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, maximum: Float, encode: [Float]?,
+        _ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, conversion: Conversion,
         into target: UnsafeMutableBufferPointer<Sample>
     ) {
         // Adding 2^23 to a float in 0..<2^23 puts its integer part in the significand's low bits.
         let magic = SIMD4<Float>(repeating: 8_388_608)
+        let maximum = conversion.maximum
         let toTable = 65535 / maximum
+        let encode = conversion.encode
         for x in 0..<pixels.count {
             let pixel = pixels[x]
-            let alpha = min(pixel[3], maximum)
-            guard alpha >= 0.5 else {
-                target[x * 4] = 0
-                target[x * 4 + 1] = 0
-                target[x * 4 + 2] = 0
-                target[x * 4 + 3] = 0
-                continue
+            let alpha = min(max(pixel[3], 0), maximum)
+            var straight: SIMD4<Float>
+            if let background = conversion.background {
+                let limit = alpha * maximum
+                straight =
+                    pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(limit, limit, limit, limit)) / maximum
+                    + background * ((maximum - alpha) / maximum)
+                straight[3] = maximum
+            } else {
+                guard alpha >= 0.5 else {
+                    target[x * 4] = 0
+                    target[x * 4 + 1] = 0
+                    target[x * 4 + 2] = 0
+                    target[x * 4 + 3] = 0
+                    continue
+                }
+                let limit = alpha * maximum
+                straight =
+                    pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(limit, limit, limit, limit))
+                    / SIMD4<Float>(alpha, alpha, alpha, 1)
+                straight[3] = alpha
             }
-            let limit = alpha * maximum
-            var straight =
-                pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(limit, limit, limit, limit))
-                / SIMD4<Float>(alpha, alpha, alpha, 1)
-            straight[3] = alpha
             if let encode {
-                straight[0] = encode[Int(straight[0] * toTable + 0.5)] * maximum
-                straight[1] = encode[Int(straight[1] * toTable + 0.5)] * maximum
-                straight[2] = encode[Int(straight[2] * toTable + 0.5)] * maximum
+                straight[0] = encode[Int(min(straight[0], maximum) * toTable + 0.5)] * maximum
+                straight[1] = encode[Int(min(straight[1], maximum) * toTable + 0.5)] * maximum
+                straight[2] = encode[Int(min(straight[2], maximum) * toTable + 0.5)] * maximum
             }
-            let whole = (straight + 0.5).rounded(.down) + magic
+            let whole =
+                (straight.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(repeating: maximum)) + 0.5)
+                .rounded(.down) + magic
             let bits = unsafeBitCast(whole, to: SIMD4<UInt32>.self) & 0xFFFF
             target[x * 4] = Sample(truncatingIfNeeded: bits[0])
             target[x * 4 + 1] = Sample(truncatingIfNeeded: bits[1])
