@@ -420,7 +420,7 @@ public struct Resampler: Sendable {
             if let background = conversion.background {
                 let limit = alpha * maximum
                 straight =
-                    pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(limit, limit, limit, limit)) / maximum
+                    Self.clamp(pixel, limit) / maximum
                     + background * ((maximum - alpha) / maximum)
                 straight[3] = maximum
             } else {
@@ -433,7 +433,7 @@ public struct Resampler: Sendable {
                 }
                 let limit = alpha * maximum
                 straight =
-                    pixel.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(limit, limit, limit, limit))
+                    Self.clamp(pixel, limit)
                     / SIMD4<Float>(alpha, alpha, alpha, 1)
                 straight[3] = alpha
             }
@@ -443,7 +443,7 @@ public struct Resampler: Sendable {
                 straight[2] = encode[Int(min(straight[2], maximum) * toTable + 0.5)] * maximum
             }
             let whole =
-                (straight.clamped(lowerBound: .zero, upperBound: SIMD4<Float>(repeating: maximum)) + 0.5)
+                (Self.clamp(straight, maximum) + 0.5)
                 .rounded(.down) + magic
             let bits = unsafeBitCast(whole, to: SIMD4<UInt32>.self) & 0xFFFF
             target[x * 4] = Sample(truncatingIfNeeded: bits[0])
@@ -451,5 +451,14 @@ public struct Resampler: Sendable {
             target[x * 4 + 2] = Sample(truncatingIfNeeded: bits[2])
             target[x * 4 + 3] = Sample(truncatingIfNeeded: bits[3])
         }
+    }
+
+    /// Every lane of `value` within `0...limit` (lane by lane: the standard library's
+    /// `clamped` is a call per vector here).
+    @inline(__always)
+    private static func clamp(_ value: SIMD4<Float>, _ limit: Float) -> SIMD4<Float> {
+        SIMD4<Float>(
+            Swift.min(Swift.max(value[0], 0), limit), Swift.min(Swift.max(value[1], 0), limit),
+            Swift.min(Swift.max(value[2], 0), limit), Swift.min(Swift.max(value[3], 0), limit))
     }
 }

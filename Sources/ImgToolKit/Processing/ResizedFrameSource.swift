@@ -78,11 +78,16 @@ public struct ResizedFrameSource: FrameSource {
     }
 }
 
-/// Reads the base's frames in order and resizes each one.
+/// Reads the base's frames in order and resizes each one, two frames in flight: while frame `i`
+/// is resized on a second thread, the base composites frame `i + 1` on this one (the resize of
+/// a frame depends on nothing but that frame). Memory: one composited frame more than the base.
 final class ResizedFrameReader: FrameReader {
     private let base: any FrameReader
     private let resampler: Resampler
     private let frames: [FrameInfo]
+    /// The base's next frame, composited while the previous one was resized; `nil` before the
+    /// first call.
+    private var upcoming: Result<Frame?, ImgToolError>?
 
     init(base: any FrameReader, resampler: Resampler, frames: [FrameInfo]) {
         self.base = base
@@ -91,15 +96,45 @@ final class ResizedFrameReader: FrameReader {
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {
-        guard let frame = try base.nextFrame() else { return nil }
-        let info =
-            frames.indices.contains(frame.index)
-            ? frames[frame.index]
-            : FrameInfo(
-                index: frame.index, delay: frame.info.delay,
-                region: FrameRegion(
-                    x: 0, y: 0, width: resampler.outputSize.width, height: resampler.outputSize.height),
-                disposal: .none, blend: .source)
-        return Frame(info: info, image: try resampler.resample(frame.image))
+        let current: Frame?
+        if let upcoming {
+            current = try upcoming.get()
+        } else {
+            current = try base.nextFrame()
+        }
+        guard let frame = current else {
+            upcoming = .success(nil)
+            return nil
+        }
+        let resampler = self.resampler
+        let image = frame.image
+        guard image.width == resampler.sourceSize.width, image.height == resampler.sourceSize.height else {
+            throw ImgToolError(
+                .corrupt,
+                "frame \(frame.index) is \(image.width)x\(image.height), not the \(resampler.sourceSize) canvas")
+        }
+        let base = self.base
+        let (resized, next) = forkJoin(
+            { resampler.resampleChecked(image) },
+            alongside: {
+                () -> Result<Frame?, ImgToolError> in
+                do throws(ImgToolError) {
+                    return .success(try base.nextFrame())
+                } catch {
+                    return .failure(error)
+                }
+            })
+        upcoming = next
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
+        return Frame(info: info(for: frame), image: resized)
+    }
+
+    /// The frame's table entry at the new size.
+    private func info(for frame: Frame) -> FrameInfo {
+        if frames.indices.contains(frame.index) { return frames[frame.index] }
+        return FrameInfo(
+            index: frame.index, delay: frame.info.delay,
+            region: FrameRegion(x: 0, y: 0, width: resampler.outputSize.width, height: resampler.outputSize.height),
+            disposal: .none, blend: .source)
     }
 }
