@@ -288,6 +288,51 @@ struct ResamplerTests {
         }
     }
 
+    @Test("The thumbnail fast path: a box pre-reduction for reductions of 4 or more, close to the filter alone")
+    func shrinkingFirst() throws {
+        // A smooth picture with some alpha, 401x333 to 37x29: both axes shrink by more than 4.
+        var samples: [UInt8] = []
+        for y in 0..<333 {
+            for x in 0..<401 {
+                let v = sin(Double(x) / 23) * cos(Double(y) / 17)
+                samples += [
+                    UInt8(127 + 120 * v), UInt8(Double(x) / 401 * 255), UInt8(Double(y) / 333 * 255),
+                    UInt8(255 - (x + y) % 64),
+                ]
+            }
+        }
+        let image = PixelBuffer(width: 401, height: 333, rgba8: samples)
+        let size = PixelSize(width: 37, height: 29)
+        let fast = try Resampler(from: PixelSize(width: 401, height: 333), to: size, shrinkingFirst: true)
+        #expect(fast.preReduction.count == 1)
+        #expect(
+            try Resampler(
+                from: PixelSize(width: 401, height: 333), to: PixelSize(width: 120, height: 100), shrinkingFirst: true
+            ).preReduction.isEmpty)
+        let out = try #require(try fast.resample(image).rgba8)
+        let reference = ReferenceResize.resize(image, to: size, filter: .lanczos3, linear: false)
+        var total = 0.0
+        var worst = 0.0
+        for index in 0..<out.count {
+            let error = abs(Double(out[index]) - reference[index] * 255)
+            total += error
+            worst = max(worst, error)
+        }
+        #expect(total / Double(out.count) < 1, "mean difference \(total / Double(out.count))")
+        #expect(worst <= 4, "largest difference \(worst)")
+        // A uniform colour stays uniform through both stages.
+        let flat = PixelBuffer(
+            width: 500, height: 9, rgba8: [UInt8]((0..<500 * 9).map { _ in [UInt8(9), 200, 77, 180] }.joined()))
+        let flatOut = try #require(try flat.resized(ResizeSpec(size: "20")).rgba8)
+        #expect(try ResizeSpec(size: "20").isThumbnail)
+        for pixel in 0..<flatOut.count / 4 {
+            #expect(
+                zip(flatOut[pixel * 4..<pixel * 4 + 4], [UInt8(9), 200, 77, 180]).allSatisfy {
+                    abs(Int($0) - Int($1)) <= 1
+                })
+        }
+    }
+
     @Test("4000x1 to 1x1 is the mean of the row")
     func hugeRatioIsTheMean() throws {
         let pixels = [UInt8]((0..<4000).map { x -> [UInt8] in [UInt8(x % 256), 0, 0, 255] }.joined())

@@ -22,7 +22,8 @@ extension PixelBuffer {
         return try resampler.resample(self)
     }
 
-    /// This image resized as `spec` says (pixels or percentages, fit, crop for `cover`).
+    /// This image resized as `spec` says (pixels or percentages, fit, crop for `cover`; the fast
+    /// path for large reductions when `spec` is a thumbnail).
     /// - Parameters:
     ///   - spec: what the user asked for; see ``ResizeSpec``.
     ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
@@ -37,7 +38,7 @@ extension PixelBuffer {
         let geometry = try spec.resolve(against: PixelSize(width: width, height: height), limits: limits)
         let resampler = try Resampler(
             from: PixelSize(width: width, height: height), scaledTo: geometry.scaledSize, croppedTo: geometry.crop,
-            filter: filter, linear: linear, limits: limits)
+            filter: filter, linear: linear, shrinkingFirst: spec.isThumbnail, limits: limits)
         return try resampler.resample(self)
     }
 }

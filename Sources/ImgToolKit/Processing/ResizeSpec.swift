@@ -96,6 +96,9 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
     public var height: Length?
     /// How a width and height are fitted; see the type's rules.
     public var fit: Fit
+    /// Whether this is a thumbnail (`--size N`, ``thumbnail(_:)``): resizers take the fast path
+    /// for large reductions (``Resampler``'s `shrinkingFirst`). Default `false`.
+    public var isThumbnail = false
 
     /// Creates a spec.
     /// - Parameters:
@@ -119,7 +122,9 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
         guard longestSide > 0 else {
             throw ImgToolError(.invalidArgument, "a thumbnail size must be above 0, not \(longestSide)")
         }
-        return try ResizeSpec(width: .pixels(longestSide), height: .pixels(longestSide), fit: .inside)
+        var spec = try ResizeSpec(width: .pixels(longestSide), height: .pixels(longestSide), fit: .inside)
+        spec.isThumbnail = true
+        return spec
     }
 
     /// Parses what the user typed: `--width`, `--height`, `--size` and `--fit`, each optional.
@@ -156,6 +161,7 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
             let length = try Length(parsing: lowered, option: "--size")
             if case .pixels = length {
                 try self.init(width: length, height: length, fit: fitChoice ?? .inside)
+                isThumbnail = true
             } else {
                 try self.init(width: length, height: length, fit: fitChoice ?? .contain)
             }

@@ -25,16 +25,21 @@ public struct ResizedFrameSource: FrameSource {
     ///   - spec: the size asked for.
     ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
     ///   - linear: filter in linear light. Default `false`.
+    ///   - shrinkingFirst: the fast path for large reductions (see ``Resampler``). Default: when
+    ///     `spec` is a thumbnail.
     ///   - limits: the resized canvas is checked against `maxPixels`, and the resized animation
     ///     against `maxFrames` and `maxTotalPixels`, before anything is allocated.
     /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas; `tooLarge`.
     public init(
         _ base: any FrameSource, spec: ResizeSpec, filter: ResampleFilter = .lanczos3, linear: Bool = false,
-        limits: DecodingLimits = .default
+        shrinkingFirst: Bool? = nil, limits: DecodingLimits = .default
     ) throws(ImgToolError) {
         let canvas = PixelSize(width: base.info.width, height: base.info.height)
         let geometry = try spec.resolve(against: canvas, limits: limits)
-        try self.init(base, geometry: geometry, filter: filter, linear: linear, limits: limits)
+        try self.init(
+            base, geometry: geometry, filter: filter, linear: linear,
+            shrinkingFirst: shrinkingFirst ?? spec.isThumbnail,
+            limits: limits)
     }
 
     /// Wraps `base`, resizing its frames to `geometry` (scaled size and crop).
@@ -43,17 +48,18 @@ public struct ResizedFrameSource: FrameSource {
     ///   - geometry: the scaled size and the part of it kept.
     ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
     ///   - linear: filter in linear light. Default `false`.
-    ///   - limits: checked as by ``init(_:spec:filter:linear:limits:)``.
+    ///   - shrinkingFirst: the fast path for large reductions (see ``Resampler``). Default `false`.
+    ///   - limits: checked as by ``init(_:spec:filter:linear:shrinkingFirst:limits:)``.
     /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas or a crop outside the
     ///   scaled size; `tooLarge`.
     public init(
         _ base: any FrameSource, geometry: ResizeGeometry, filter: ResampleFilter = .lanczos3,
-        linear: Bool = false, limits: DecodingLimits = .default
+        linear: Bool = false, shrinkingFirst: Bool = false, limits: DecodingLimits = .default
     ) throws(ImgToolError) {
         let canvas = PixelSize(width: base.info.width, height: base.info.height)
         let resampler = try Resampler(
             from: canvas, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter, linear: linear,
-            limits: limits)
+            shrinkingFirst: shrinkingFirst, limits: limits)
         let size = resampler.outputSize
         try limits.checkAnimation(frames: base.info.frameCount, width: size.width, height: size.height)
         var info = base.info
