@@ -12,8 +12,8 @@ struct ImgTool: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            AnimateCommand.self, MergeCommand.self, ConvertCommand.self, InfoCommand.self, FramesCommand.self,
-            FormatsCommand.self, BatchCommand.self,
+            AnimateCommand.self, MergeCommand.self, ConvertCommand.self, ResizeCommand.self, InfoCommand.self,
+            FramesCommand.self, FormatsCommand.self, BatchCommand.self,
         ]
     )
 }

@@ -11,7 +11,10 @@ struct MergeCommand: BatchableCommand {
             format is sniffed from the bytes. Overlays are drawn in order with exact straight-alpha \
             source-over (16-bit when any input is 16-bit), placed by --gravity and --offset \
             (pixels, x right, y down; write a negative offset as --offset=-10,5), faded by \
-            --opacity, and clipped; the output has the background's size.
+            --opacity, and clipped; the output has the background's size. --overlay-width and \
+            --overlay-height (pixels, or a percentage of the background: 25%) resize every \
+            overlay first, keeping its aspect when one is given; animated overlays are resized \
+            frame by frame.
 
             When any input is animated the output is an animation: one frame wherever any input \
             changes frame, so every input keeps its own timing; shorter animations loop within \
@@ -50,6 +53,12 @@ struct MergeCommand: BatchableCommand {
     @Option(help: "Overlay opacity, from 0 (invisible) to 1.")
     var opacity: Double = 1
 
+    @Option(help: "Resize every overlay to this width first: pixels, or a percentage of the background's (25%).")
+    var overlayWidth: String?
+
+    @Option(help: "Resize every overlay to this height first: pixels, or a percentage of the background's.")
+    var overlayHeight: String?
+
     @Flag(help: "Leave out overlays that fail instead of stopping at the first failure.")
     var keepGoing = false
 
@@ -60,6 +69,11 @@ struct MergeCommand: BatchableCommand {
         guard !overlays.isEmpty else { throw ValidationError("merge needs at least one overlay after the background") }
         guard opacity.isFinite, (0...1).contains(opacity) else {
             throw ValidationError("--opacity must be between 0 and 1, not \(opacity)")
+        }
+        do throws(ImgToolError) {
+            _ = try placement()
+        } catch {
+            throw ValidationError(error.description)
         }
         _ = try writing.output(output ?? "merged.png")
         guard ([background] + overlays).filter({ $0 == "-" }).count <= 1 else {
@@ -99,6 +113,19 @@ struct MergeCommand: BatchableCommand {
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path, data: .int(result.skipped.count))
     }
 
+    /// Where and how overlays are drawn: gravity, offset, opacity, and their size (aspect kept
+    /// when one side is given).
+    private func placement() throws(ImgToolError) -> OverlayPlacement {
+        try OverlayPlacement(
+            gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity,
+            overlayWidth: try overlayWidth.map { (text) throws(ImgToolError) in
+                try ResizeSpec.Length(parsing: text, option: "--overlay-width")
+            },
+            overlayHeight: try overlayHeight.map { (text) throws(ImgToolError) in
+                try ResizeSpec.Length(parsing: text, option: "--overlay-height")
+            })
+    }
+
     /// Loads every input (with a progress line on a terminal) and composites them.
     private func merge(into target: ImageOutput, in context: CommandContext) async throws(ImgToolError)
         -> ImageMerger.Result
@@ -112,7 +139,7 @@ struct MergeCommand: BatchableCommand {
             observer: { sink.yield($0) })
         let merger = ImageMerger(
             loader: loader,
-            placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
+            placement: try placement())
         let line = await MergeProgressLine(
             count: inputs.count,
             enabled: context.showsProgress && StatusLine.stderrIsTerminal

@@ -11,6 +11,8 @@ struct JPEGSource: FrameSource {
     let orientation: ImageOrientation
     let scaleDenominator: Int
     let info: ImageInfo
+    /// A JPEG has no alpha: every frame is opaque.
+    var isOpaque: Bool { true }
 
     init(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError) {
         let header = try JPEGDecoder(limits: limits).header(of: data)

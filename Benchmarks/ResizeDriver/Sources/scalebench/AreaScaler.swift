@@ -1,0 +1,1 @@
+../../../../Sources/imgtool/AreaScaler.swift

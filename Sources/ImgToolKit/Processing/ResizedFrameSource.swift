@@ -1,0 +1,148 @@
+/// A ``FrameSource`` whose frames are another source's composited frames, resized.
+///
+/// Each frame is resized after it has been composited (never a partial frame on its own), so
+/// disposal and blending happen at the source's size and every output frame is a whole canvas.
+/// The frame count, every delay and the number of plays are kept; ``info`` reports the new
+/// size, with each frame's region the whole canvas, drawn with ``FrameBlend/source`` and
+/// ``FrameDisposal/none``. Writers re-optimize what they write (changed rectangles, palettes
+/// built from the resized pixels), so write a resized animation through the
+/// ``CodecRegistry`` like any other source.
+///
+/// One ``Resampler`` (one set of weight tables) serves every frame. Frames are resized in the
+/// reader's ``FrameReader/nextFrame()``, synchronously, on both cores for large frames; memory
+/// stays at the source reader's canvases plus one resized frame.
+public struct ResizedFrameSource: FrameSource {
+    /// The source whose frames are resized.
+    public let base: any FrameSource
+    /// The resize applied to every frame.
+    public let resampler: Resampler
+    /// The base's information with the new size and whole-canvas frames.
+    public let info: ImageInfo
+    /// Opaque when the base is: filtering opaque pixels gives opaque pixels.
+    public var isOpaque: Bool { base.isOpaque }
+
+    /// Wraps `base`, resizing its frames as `spec` resolves against its canvas.
+    /// - Parameters:
+    ///   - base: the source to resize.
+    ///   - spec: the size asked for.
+    ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
+    ///   - linear: filter in linear light. Default `false`.
+    ///   - shrinkingFirst: the fast path for large reductions (see ``Resampler``). Default: when
+    ///     `spec` is a thumbnail.
+    ///   - limits: the resized canvas is checked against `maxPixels`, and the resized animation
+    ///     against `maxFrames` and `maxTotalPixels`, before anything is allocated.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas; `tooLarge`.
+    public init(
+        _ base: any FrameSource, spec: ResizeSpec, filter: ResampleFilter = .lanczos3, linear: Bool = false,
+        shrinkingFirst: Bool? = nil, limits: DecodingLimits = .default
+    ) throws(ImgToolError) {
+        let canvas = PixelSize(width: base.info.width, height: base.info.height)
+        let geometry = try spec.resolve(against: canvas, limits: limits)
+        try self.init(
+            base, geometry: geometry, filter: filter, linear: linear,
+            shrinkingFirst: shrinkingFirst ?? spec.isThumbnail,
+            limits: limits)
+    }
+
+    /// Wraps `base`, resizing its frames to `geometry` (scaled size and crop).
+    /// - Parameters:
+    ///   - base: the source to resize.
+    ///   - geometry: the scaled size and the part of it kept.
+    ///   - filter: the reconstruction filter. Default ``ResampleFilter/lanczos3``.
+    ///   - linear: filter in linear light. Default `false`.
+    ///   - shrinkingFirst: the fast path for large reductions (see ``Resampler``). Default `false`.
+    ///   - limits: checked as by ``init(_:spec:filter:linear:shrinkingFirst:limits:)``.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for an empty canvas or a crop outside the
+    ///   scaled size; `tooLarge`.
+    public init(
+        _ base: any FrameSource, geometry: ResizeGeometry, filter: ResampleFilter = .lanczos3,
+        linear: Bool = false, shrinkingFirst: Bool = false, limits: DecodingLimits = .default
+    ) throws(ImgToolError) {
+        let canvas = PixelSize(width: base.info.width, height: base.info.height)
+        let resampler = try Resampler(
+            from: canvas, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter, linear: linear,
+            shrinkingFirst: shrinkingFirst, limits: limits)
+        let size = resampler.outputSize
+        try limits.checkAnimation(frames: base.info.frameCount, width: size.width, height: size.height)
+        var info = base.info
+        info.width = size.width
+        info.height = size.height
+        info.frames = base.info.frames.map { frame in
+            FrameInfo(
+                index: frame.index, delay: frame.delay,
+                region: FrameRegion(x: 0, y: 0, width: size.width, height: size.height), disposal: .none,
+                blend: .source)
+        }
+        self.base = base
+        self.resampler = resampler
+        self.info = info
+    }
+
+    /// A reader of the base's composited frames, each resized.
+    /// - Parameter depth: output depth; `nil` keeps the base's.
+    /// - Throws: ``ImgToolError`` from the base.
+    public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        ResizedFrameReader(base: try base.makeFrameReader(depth: depth), resampler: resampler, frames: info.frames)
+    }
+}
+
+/// Reads the base's frames in order and resizes each one, two frames in flight: while frame `i`
+/// is resized on a second thread, the base composites frame `i + 1` on this one (the resize of
+/// a frame depends on nothing but that frame). Memory: one composited frame more than the base.
+final class ResizedFrameReader: FrameReader {
+    private let base: any FrameReader
+    private let resampler: Resampler
+    private let frames: [FrameInfo]
+    /// The base's next frame, composited while the previous one was resized; `nil` before the
+    /// first call.
+    private var upcoming: Result<Frame?, ImgToolError>?
+
+    init(base: any FrameReader, resampler: Resampler, frames: [FrameInfo]) {
+        self.base = base
+        self.resampler = resampler
+        self.frames = frames
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        let current: Frame?
+        if let upcoming {
+            current = try upcoming.get()
+        } else {
+            current = try base.nextFrame()
+        }
+        guard let frame = current else {
+            upcoming = .success(nil)
+            return nil
+        }
+        let resampler = self.resampler
+        let image = frame.image
+        guard image.width == resampler.sourceSize.width, image.height == resampler.sourceSize.height else {
+            throw ImgToolError(
+                .corrupt,
+                "frame \(frame.index) is \(image.width)x\(image.height), not the \(resampler.sourceSize) canvas")
+        }
+        let base = self.base
+        let (resized, next) = forkJoin(
+            { resampler.resampleChecked(image) },
+            alongside: {
+                () -> Result<Frame?, ImgToolError> in
+                do throws(ImgToolError) {
+                    return .success(try base.nextFrame())
+                } catch {
+                    return .failure(error)
+                }
+            })
+        upcoming = next
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
+        return Frame(info: info(for: frame), image: resized)
+    }
+
+    /// The frame's table entry at the new size.
+    private func info(for frame: Frame) -> FrameInfo {
+        if frames.indices.contains(frame.index) { return frames[frame.index] }
+        return FrameInfo(
+            index: frame.index, delay: frame.info.delay,
+            region: FrameRegion(x: 0, y: 0, width: resampler.outputSize.width, height: resampler.outputSize.height),
+            disposal: .none, blend: .source)
+    }
+}

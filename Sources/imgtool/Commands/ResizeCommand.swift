@@ -1,0 +1,99 @@
+import ArgumentParser
+import ImgToolKit
+
+/// `imgtool resize INPUT OUTPUT`: a still image or every frame of an animation, resized.
+struct ResizeCommand: BatchableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resize",
+        abstract: "Resize or thumbnail an image or an animation.",
+        discussion: """
+            Give --width and/or --height (pixels, or a percentage of the input such as 50%), or \
+            --size WxH, or --size N for a thumbnail whose longest side is N (never enlarged). \
+            With one side, the other keeps the aspect ratio; with both, --fit decides: contain \
+            (default; the largest size inside the box), inside (the same, never enlarged; the \
+            default for --size N), cover (fill the box and crop the centre) or fill (stretch).
+
+            Filtering is on premultiplied alpha (no dark or white halos at transparent edges) in \
+            32-bit floating point; --linear filters in linear light. Every composited frame of an \
+            animation is resized, with every delay and the number of plays kept, and the output \
+            is re-optimized by its writer. A JPEG input is decoded at 1/2, 1/4 or 1/8 of its size \
+            when that is still at least the output's (libjpeg's DCT scaling, as vips does). The \
+            output format follows OUTPUT's extension, or --format.
+
+            Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
+            is written), 64 for a usage error, 128+N when signal N stopped it.
+            """
+    )
+
+    @Argument(help: "The image to read: a path, a file:// or http(s):// URL, or - for standard input.")
+    var input: String
+
+    @Argument(help: "The file to write (its extension names the format), or - for standard output.")
+    var output: String
+
+    @Option(help: "Output width: pixels, or a percentage of the input's width (50%).")
+    var width: String?
+
+    @Option(help: "Output height: pixels, or a percentage of the input's height.")
+    var height: String?
+
+    @Option(help: "WxH (a box; see --fit), or N for a thumbnail whose longest side is N.")
+    var size: String?
+
+    @Option(help: "contain, cover, fill or inside (default: contain; inside for --size N).")
+    var fit: String?
+
+    @Option(help: "lanczos3 (default), mitchell, catmull-rom, bilinear or box.")
+    var filter: String = "lanczos3"
+
+    @Flag(help: "Filter in linear light (decode sRGB before, encode after).")
+    var linear = false
+
+    @OptionGroup var reading: InputOptions
+    @OptionGroup var writing: OutputOptions
+
+    var inputNames: [String] { [input] }
+    var outputPath: String? { output }
+
+    func validate() throws {
+        do throws(ImgToolError) {
+            _ = try ResizeSpec(width: width, height: height, size: size, fit: fit)
+            _ = try ResampleFilter(named: filter)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        _ = try writing.output(output)
+    }
+
+    func run() async throws {
+        let command = self
+        _ = try await StopSignals.run { try await command.perform(in: .standalone) }
+    }
+
+    func perform(in context: CommandContext) async throws -> CommandOutcome {
+        let target = try writing.output(output, in: context)
+        let spec = try ResizeSpec(width: width, height: height, size: size, fit: fit)
+        let filter = try ResampleFilter(named: filter)
+        let parsed = try InputOptions.parse([input])
+        try target.check(against: parsed)
+        var source = try await reading.open(parsed[0], in: context)
+        for warning in source.info.warnings { context.note("warning: \(input): \(warning)") }
+        // The size is resolved against the image as displayed, then the input is decoded at the
+        // smallest size its codec can give cheaply that is still no smaller (JPEG's DCT scaling).
+        let displayed = PixelSize(width: source.info.width, height: source.info.height)
+        let geometry = try spec.resolve(against: displayed, limits: reading.limits)
+        if !source.data.isEmpty, geometry.scaledSize.width < displayed.width,
+            geometry.scaledSize.height < displayed.height
+        {
+            var decoding = reading.decoding
+            decoding.minimumSize = geometry.scaledSize
+            source = try ImageSource(data: source.data, name: source.name, limits: reading.limits, options: decoding)
+        }
+        let resized = try ResizedFrameSource(
+            source, geometry: geometry, filter: filter, linear: linear, shrinkingFirst: spec.isThumbnail,
+            limits: reading.limits)
+        try writing.prepare(resized, for: target, in: context)
+        try await writing.write(resized, to: target, verb: "resize", in: context)
+        return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
+    }
+}
