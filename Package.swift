@@ -33,6 +33,15 @@ let package = Package(
             pkgConfig: "libgif",
             providers: [.apt(["libgif-dev"])]
         ),
+        // libwebp reports errors by return code too; the module map links libwebp, libwebpdemux
+        // (WebPAnimDecoder, used by the tests as the reference compositor) and libwebpmux
+        // (WebPAnimEncoder).
+        .systemLibrary(
+            name: "CWebP",
+            path: "CWebP",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
         .target(
             name: "CCurlLoader",
@@ -45,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CGif"],
+            dependencies: ["CLibPNG", "CGif", "CWebP"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -65,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImgToolKitTests",
-            dependencies: ["ImgToolKit"],
+            dependencies: ["ImgToolKit", "CWebP"],
             swiftSettings: strictSwift
         ),
         .testTarget(
