@@ -1,0 +1,47 @@
+extension ImageFormat {
+    /// WebP, still (lossy `VP8 `, lossless `VP8L`, with or without alpha) or animated.
+    public static let webp = ImageFormat(rawValue: "webp")
+}
+
+/// WebP, still and animated: read by parsing the RIFF chunks and decoding each bitstream with
+/// libwebp (frames composited as libwebp's `WebPAnimDecoder` does, see ``WebPFrameReader``);
+/// written with libwebp's `WebPEncode` (stills) and `WebPAnimEncoder` (animations).
+///
+/// Options read when writing: ``ImageWriteOptions/lossless`` (default: lossless when the source
+/// is lossless: PNG, APNG, GIF, lossless WebP), ``ImageWriteOptions/quality`` (0-100, default
+/// 75 as `cwebp`; for lossless output it trades time for size), ``ImageWriteOptions/plays``
+/// (default: as the source says) and ``ImageWriteOptions/background`` (flatten first when set).
+/// The EXIF orientation a WebP may carry is not applied when reading: libwebp and browsers ignore it.
+public struct WebPCodec: ImageCodec {
+    /// Creates the codec.
+    public init() {}
+
+    /// ``ImageFormat/webp``.
+    public var format: ImageFormat { .webp }
+    /// "WebP".
+    public var displayName: String { "WebP" }
+    /// `webp`.
+    public var extensions: [String] { ["webp"] }
+    /// Reads and writes stills and animations, with alpha.
+    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
+
+    /// `RIFF`, four size bytes, `WEBP`.
+    public func sniff(_ head: [UInt8]) -> Bool {
+        head.count >= 12 && head[0..<4].elementsEqual("RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8)
+    }
+
+    /// Parses the chunks and the frame table (no pixels).
+    public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
+        -> any FrameSource
+    {
+        try WebPSource(data: data, limits: limits)
+    }
+
+    /// Writes a still WebP, or an animated one when `source` has more than one frame.
+    public func write(
+        _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError) {
+        try await WebPWriter(options: options, source: source.info).write(source, into: &sink, progress: progress)
+    }
+}
