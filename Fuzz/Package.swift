@@ -3,7 +3,7 @@
 // never builds them. Build and run one with `scripts/fuzz NAME SECONDS`.
 import PackageDescription
 
-let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzMerge"]
+let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzWebP", "FuzzMerge"]
 
 let package = Package(
     name: "imgtool-fuzz",

@@ -418,6 +418,13 @@ struct WebPCodecTests {
         }
     }
 
+    @Test("the fuzzers' lossless round trip holds for the test animations", arguments: [false, true])
+    func fuzzRoundTrip(blend: Bool) {
+        // Traps (failing the run) when the rewritten WebP differs.
+        FuzzDecode.roundTripWebP(Self.variantFile(blend: blend, dispose: !blend, lossless: true), name: "v.webp")
+        FuzzDecode.roundTripWebP(Self.animation(frames: 3), name: "a.webp")
+    }
+
     @Test("ImageIO's delay policy leaves WebP delays unclamped")
     func imageioPolicy() {
         #expect(DelayPolicy.imageio.effectiveDelay(.milliseconds(20), format: .webp) == .milliseconds(20))

@@ -63,4 +63,58 @@ public enum FuzzDecode {
             preconditionFailure("the written APNG does not decode: \(error)")
         }
     }
+
+    /// Decodes `bytes` and, when every frame decodes, writes them as a lossless WebP with
+    /// ``WebPCodec``'s writer and checks that it decodes to exactly the same canvases (every
+    /// sample, the colour of transparent pixels included), delays and plays, trapping if not.
+    /// libwebp's animation encoder merges a frame identical to the one before into its duration,
+    /// so the comparison moves to the next written frame only when the picture changes (and one
+    /// whose frames are all alike is written as a still). Small
+    /// inputs only (at most 256 Ki pixels in all frames).
+    public static func roundTripWebP(_ bytes: [UInt8], name: String) {
+        guard let source = try? ImageSource(data: bytes, name: name, limits: limits),
+            source.info.width * source.info.height * source.info.frameCount <= 1 << 18
+        else { return }
+        var frames: [Frame] = []
+        do {
+            let reader = try source.makeFrameReader(depth: .eight)
+            while let frame = try reader.nextFrame() { frames.append(frame) }
+        } catch {
+            return  // the input does not decode whole: nothing to compare
+        }
+        guard !frames.isEmpty else { return }
+        var sink = ByteSink()
+        do {
+            try WebPWriter(options: ImageWriteOptions(lossless: true), source: source.info)
+                .encode(source, into: &sink, progress: nil)
+        } catch {
+            preconditionFailure("a decoded image does not write as WebP: \(error)")
+        }
+        do {
+            let copy = try ImageSource(data: sink.bytes, name: "written.webp", limits: limits)
+            let reader = try copy.makeFrameReader(depth: .eight)
+            guard var current = try reader.nextFrame() else { preconditionFailure("the written WebP has no frame") }
+            var shownUntil = WebPWriter.timestamp(current.info.delay)
+            var elapsed = Duration.zero
+            for (index, frame) in frames.enumerated() {
+                if index > 0, frame.image != frames[index - 1].image {
+                    guard let next = try reader.nextFrame() else { preconditionFailure("frame \(index) is missing") }
+                    precondition(shownUntil == WebPWriter.timestamp(elapsed), "frame \(index) starts late or early")
+                    current = next
+                    shownUntil += WebPWriter.timestamp(next.info.delay)
+                }
+                precondition(current.image == frame.image, "frame \(index) differs after writing")
+                elapsed += max(frame.info.delay, .zero)
+            }
+            let extra = try reader.nextFrame()
+            precondition(extra == nil, "the written WebP has more frames")
+            // libwebp writes an animation whose frames are all alike as a still, with no duration.
+            if copy.info.isAnimated {
+                precondition(shownUntil == WebPWriter.timestamp(elapsed), "the durations differ")
+                precondition(copy.info.plays == source.info.plays, "plays differ")
+            }
+        } catch {
+            preconditionFailure("the written WebP does not decode: \(error)")
+        }
+    }
 }

@@ -54,6 +54,13 @@ struct WebPWriter {
     func write(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         async throws(ImgToolError)
     {
+        try encode(source, into: &sink, progress: progress)
+    }
+
+    /// ``write(_:into:progress:)`` on the calling thread, for callers outside a task (the fuzzers).
+    func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
+        throws(ImgToolError)
+    {
         let info = source.info
         guard (0...100).contains(quality) else {
             throw ImgToolError(.invalidArgument, "WebP quality \(quality) is out of range: 0...100")
@@ -93,7 +100,6 @@ struct WebPWriter {
             elapsed += delay
             written += 1
             progress?(written)
-            await Task.yield()
         }
         try sink.append(try encoder.finish(at: Self.timestamp(elapsed)))
     }

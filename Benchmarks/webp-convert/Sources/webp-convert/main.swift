@@ -1,0 +1,42 @@
+import ImgToolKit
+
+// usage: webp-convert INPUT OUTPUT.webp [--lossless | --lossy] [--quality N]
+// Opens INPUT with ImgToolKit (any format the registry reads), picks the writer by OUTPUT's
+// extension and writes every frame, delay and play; exits 1 with the error on failure.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var options = ImageWriteOptions()
+if let index = arguments.firstIndex(of: "--lossless") {
+    options.lossless = true
+    arguments.remove(at: index)
+}
+if let index = arguments.firstIndex(of: "--lossy") {
+    options.lossless = false
+    arguments.remove(at: index)
+}
+if let index = arguments.firstIndex(of: "--quality"), index + 1 < arguments.count {
+    options.quality = Int(arguments[index + 1])
+    arguments.removeSubrange(index...index + 1)
+}
+guard arguments.count == 2 else {
+    fputs("usage: webp-convert INPUT OUTPUT.webp [--lossless | --lossy] [--quality N]\n", stderr)
+    exit(64)
+}
+do {
+    let source = try ImageSource(contentsOf: arguments[0])
+    let codec = try CodecRegistry.standard.writer(forOutput: arguments[1])
+    let descriptor = open(arguments[1], O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard descriptor >= 0 else {
+        fputs("cannot create \(arguments[1])\n", stderr)
+        exit(1)
+    }
+    defer { close(descriptor) }
+    var sink = ByteSink(fileDescriptor: descriptor)
+    try await codec.write(source, into: &sink, options: options, progress: nil)
+} catch {
+    fputs("error: \(error)\n", stderr)
+    exit(1)
+}
