@@ -335,12 +335,14 @@ struct WebPCodecTests {
         #expect(info.compression == .lossless)
         #expect(info.loopCount == 4 && info.plays == 4)
         // Frames identical to the one before are merged into its duration by WebPAnimEncoder:
-        // walk the input, moving to the next output frame whenever the picture changes.
+        // walk the input, moving to the next output frame whenever the picture changes (or a
+        // half encoded on its own starts).
+        let segmentStarts = Set(WebPWriter.segments(frameCount: images.count).map(\.lowerBound))
         var output = 0
         var start = Duration.zero
         var outputStart = 0
         for (index, image) in images.enumerated() {
-            if index > 0, image != images[index - 1] {
+            if index > 0, image != images[index - 1] || segmentStarts.contains(index) {
                 outputStart += Int(frames[output].info.delayMilliseconds)
                 output += 1
                 #expect(outputStart == WebPWriter.timestamp(start), "frame \(index) starts at \(outputStart) ms")
@@ -352,6 +354,35 @@ struct WebPCodecTests {
         #expect(output == frames.count - 1)
         let total = frames.reduce(0) { $0 + Int($1.info.delayMilliseconds) }
         #expect(total == WebPWriter.timestamp(delays.reduce(.zero, +)))
+    }
+
+    @Test("halves encoded at once join into one animation, a half of identical frames included")
+    func halves() async throws {
+        var random = WebPTestRandom(state: 31)
+        let first = random.picture(width: 16, height: 10, alpha: true)
+        let second = random.picture(width: 16, height: 10, alpha: true)
+        let images = [first, second, first, second, first, second, second, second, second, second]
+        let delays = (0..<10).map { Duration.milliseconds(10 + $0) }
+        #expect(WebPWriter.segments(frameCount: 10, processors: 2) == [0..<5, 5..<10])
+        #expect(WebPWriter.segments(frameCount: 10, processors: 1) == [0..<10])
+        let file = try await Self.write(WebPTestSource(images: images, delays: delays, plays: 2))
+        let (info, frames) = try Self.decode(file)
+        #expect(info.plays == 2)
+        // Shown at each input frame's start: the canvas of the output frame covering it.
+        var starts: [Int] = []
+        var time = 0
+        for frame in frames {
+            starts.append(time)
+            time += Int(frame.info.delayMilliseconds)
+        }
+        #expect(time == delays.reduce(0) { $0 + Int($1.milliseconds) })
+        var inputTime = 0
+        for (index, image) in images.enumerated() {
+            let shown = try #require(starts.lastIndex { $0 <= inputTime })
+            #expect(frames[shown].image == image, "input frame \(index)")
+            inputTime += Int(delays[index].milliseconds)
+        }
+        FuzzDecode.roundTripWebP(file, name: "halves.webp")
     }
 
     @Test("a lossless WebP is rewritten losslessly, a lossy one lossy; options override both")

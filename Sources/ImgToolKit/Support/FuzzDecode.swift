@@ -68,8 +68,9 @@ public enum FuzzDecode {
     /// ``WebPCodec``'s writer and checks that it decodes to exactly the same canvases (every
     /// sample, the colour of transparent pixels included), delays and plays, trapping if not.
     /// libwebp's animation encoder merges a frame identical to the one before into its duration,
-    /// so the comparison moves to the next written frame only when the picture changes (and one
-    /// whose frames are all alike is written as a still). Small
+    /// so the comparison moves to the next written frame only when the picture changes or a
+    /// segment encoded on its own starts (``WebPWriter/segments(frameCount:processors:)``), and
+    /// an animation whose frames are all alike is written as a still. Small
     /// inputs only (at most 256 Ki pixels in all frames).
     public static func roundTripWebP(_ bytes: [UInt8], name: String) {
         guard let source = try? ImageSource(data: bytes, name: name, limits: limits),
@@ -94,10 +95,11 @@ public enum FuzzDecode {
             let copy = try ImageSource(data: sink.bytes, name: "written.webp", limits: limits)
             let reader = try copy.makeFrameReader(depth: .eight)
             guard var current = try reader.nextFrame() else { preconditionFailure("the written WebP has no frame") }
+            let segmentStarts = Set(WebPWriter.segments(frameCount: frames.count).map(\.lowerBound))
             var shownUntil = WebPWriter.timestamp(current.info.delay)
             var elapsed = Duration.zero
             for (index, frame) in frames.enumerated() {
-                if index > 0, frame.image != frames[index - 1].image {
+                if index > 0, frame.image != frames[index - 1].image || segmentStarts.contains(index) {
                     guard let next = try reader.nextFrame() else { preconditionFailure("frame \(index) is missing") }
                     precondition(shownUntil == WebPWriter.timestamp(elapsed), "frame \(index) starts late or early")
                     current = next

@@ -83,25 +83,106 @@ struct WebPWriter {
             progress?(1)
             return
         }
-        let encoder = try AnimationEncoder(width: info.width, height: info.height, plays: plays)
+        try sink.append(try encodeAnimation(source, plays: plays, config: config, progress: progress))
+    }
+
+    /// The frame ranges encoded at once, each by its own `WebPAnimEncoder`: two halves, the
+    /// second on a helper thread, for an animation of at least 8 frames on two or more
+    /// processors; else one. Each range after the first starts with a whole-canvas frame.
+    static func segments(frameCount: Int, processors: Int = availableProcessors) -> [Range<Int>] {
+        guard frameCount >= 8, processors >= 2 else { return [0..<frameCount] }
+        return [0..<frameCount / 2, frameCount / 2..<frameCount]
+    }
+
+    /// Encodes an animation, in two halves at once when ``segments(frameCount:processors:)``
+    /// says so: `WebPAnimEncoder` is sequential, so the second half runs on a plain thread
+    /// (``forkJoin(_:alongside:)``, seconds of blocking C work) with its own frame reader, which
+    /// composites and skips the frames before its range, and the halves' frames are joined into
+    /// one file (``WebPAnimationJoin``).
+    private func encodeAnimation(
+        _ source: any FrameSource, plays: Int, config: WebPConfig, progress: (@Sendable (Int) -> Void)?
+    ) throws(ImgToolError) -> [UInt8] {
+        let segments = Self.segments(frameCount: source.info.frameCount)
+        let stopped = Locked(false)
+        let written = Locked(0)
+        let frameWritten: @Sendable () -> Void = {
+            let count = written.withLock { count in
+                count += 1
+                return count
+            }
+            progress?(count)
+        }
+        guard segments.count == 2 else {
+            return try encodeSegment(
+                source, frames: segments[0], plays: plays, config: config,
+                shouldStop: { Task.isCancelled }, frameWritten: frameWritten
+            ).bytes
+        }
+        let writer = self
+        let (side, main) = forkJoin(
+            { () -> Result<Segment, ImgToolError> in
+                let result = Result { () throws(ImgToolError) in
+                    try writer.encodeSegment(
+                        source, frames: segments[1], plays: plays, config: config,
+                        shouldStop: { stopped.withLock { $0 } }, frameWritten: frameWritten)
+                }
+                if case .failure = result { stopped.withLock { $0 = true } }
+                return result
+            },
+            alongside: { () -> Result<Segment, ImgToolError> in
+                let result = Result { () throws(ImgToolError) in
+                    try encodeSegment(
+                        source, frames: segments[0], plays: plays, config: config,
+                        shouldStop: { Task.isCancelled || stopped.withLock { $0 } }, frameWritten: frameWritten)
+                }
+                if case .failure = result { stopped.withLock { $0 = true } }
+                return result
+            })
+        switch (main, side) {
+        case (.success(let first), .success(let second)):
+            return try WebPAnimationJoin.join(
+                [first, second], width: source.info.width, height: source.info.height, plays: plays)
+        case (.failure(let error), .failure(let sideError)) where error.code == .cancelled && !Task.isCancelled:
+            throw sideError  // the first half stopped because the second failed
+        case (.failure(let error), _), (_, .failure(let error)):
+            throw error
+        }
+    }
+
+    /// One segment's file and how long its frames show in all, in ms.
+    struct Segment: Sendable {
+        var bytes: [UInt8]
+        var duration: Int
+    }
+
+    /// Encodes the frames in `range` (timestamps counted from the animation's start) into one
+    /// file with its own `WebPAnimEncoder`.
+    private func encodeSegment(
+        _ source: any FrameSource, frames range: Range<Int>, plays: Int, config: WebPConfig,
+        shouldStop: () -> Bool, frameWritten: () -> Void
+    ) throws(ImgToolError) -> Segment {
+        let info = source.info
+        let encoder = try AnimationEncoder(width: info.width, height: info.height, plays: plays, lossless: lossless)
         let reader = try source.makeFrameReader(depth: .eight)
         var elapsed = Duration.zero
-        var written = 0
-        while let frame = try reader.nextFrame() {
-            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
-            let delay = max(frame.info.delay, .zero)
-            guard delay <= .milliseconds(Self.maxDuration) else {
+        var start: Int?
+        while let frame = try reader.nextFrame(), frame.index < range.upperBound {
+            defer { elapsed += max(frame.info.delay, .zero) }
+            if shouldStop() { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
+            guard frame.index >= range.lowerBound else { continue }
+            guard frame.info.delay <= .milliseconds(Self.maxDuration) else {
                 throw ImgToolError(
                     .invalidArgument,
-                    "cannot write frame \(frame.index) of \(delay.milliseconds) ms as WebP: at most \(Self.maxDuration) ms"
+                    "cannot write frame \(frame.index) of \(frame.info.delay.milliseconds) ms as WebP: at most \(Self.maxDuration) ms"
                 )
             }
-            try encoder.add(prepared(frame.image), at: Self.timestamp(elapsed), index: frame.index, config: config)
-            elapsed += delay
-            written += 1
-            progress?(written)
+            let timestamp = Self.timestamp(elapsed)
+            if start == nil { start = timestamp }
+            try encoder.add(prepared(frame.image), at: timestamp, index: frame.index, config: config)
+            frameWritten()
         }
-        try sink.append(try encoder.finish(at: Self.timestamp(elapsed)))
+        let end = Self.timestamp(elapsed)
+        return Segment(bytes: try encoder.finish(at: end), duration: end - (start ?? end))
     }
 
     /// A time in whole milliseconds, rounded half up.
@@ -223,9 +304,10 @@ struct WebPWriter {
         private let height: Int
 
         /// The corresponding C function is `WebPAnimEncoderNew`, with `WebPAnimEncoderOptionsInit`'s
-        /// defaults (no forced key frames, so each frame is one changed rectangle) and a
-        /// transparent background colour in ANIM.
-        init(width: Int, height: Int, plays: Int) throws(ImgToolError) {
+        /// defaults and a transparent background colour in ANIM. Lossless: no key frames after the
+        /// first, so each frame is the rectangle that changed; lossy: key frames considered every
+        /// 3 to 5 frames, as gif2webp does (a lossy key frame is often smaller than the change).
+        init(width: Int, height: Int, plays: Int, lossless: Bool) throws(ImgToolError) {
             var options = WebPAnimEncoderOptions()
             guard WebPAnimEncoderOptionsInit(&options) != 0 else {
                 throw ImgToolError(
@@ -233,6 +315,11 @@ struct WebPWriter {
             }
             options.anim_params.loop_count = Int32(plays)
             options.anim_params.bgcolor = 0
+            if !lossless {
+                // As gif2webp: a key frame considered every 3 to 5 frames, taken when it is smaller.
+                options.kmin = 3
+                options.kmax = 5
+            }
             guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
                 throw ImgToolError(.tooLarge, "libwebp could not start a \(width)x\(height) animation (out of memory)")
             }
