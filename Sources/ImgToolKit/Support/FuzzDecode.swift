@@ -69,7 +69,7 @@ public enum FuzzDecode {
     /// sample, the colour of transparent pixels included), delays and plays, trapping if not.
     /// libwebp's animation encoder merges a frame identical to the one before into its duration,
     /// so the comparison moves to the next written frame only when the picture changes or a
-    /// segment encoded on its own starts (``WebPWriter/segments(frameCount:processors:)``), and
+    /// segment encoded on its own starts (`WebPWriter.segments(frameCount:processors:)`), and
     /// an animation whose frames are all alike is written as a still. Small
     /// inputs only (at most 256 Ki pixels in all frames).
     public static func roundTripWebP(_ bytes: [UInt8], name: String) {

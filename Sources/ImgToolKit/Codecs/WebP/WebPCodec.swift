@@ -4,14 +4,23 @@ extension ImageFormat {
 }
 
 /// WebP, still and animated: read by parsing the RIFF chunks and decoding each bitstream with
-/// libwebp (frames composited as libwebp's `WebPAnimDecoder` does, see ``WebPFrameReader``);
-/// written with libwebp's `WebPEncode` (stills) and `WebPAnimEncoder` (animations).
+/// libwebp, frames composited exactly as libwebp's `WebPAnimDecoder` composites them (the canvas
+/// starts transparent, the ANIM background colour is ignored, libwebp's blend and key-frame
+/// rules); written with libwebp's `WebPEncode` (stills) and `WebPAnimEncoder` (animations).
+///
+/// Reading decodes the next frames on the other cores while one is composited; a file cut short
+/// keeps its complete frames (``ImageInfo/isComplete`` is `false`, with a warning);
+/// ``ImageInfo/compression`` says lossy, lossless or mixed; ``ImageInfo/loopCount`` and
+/// ``ImageInfo/plays`` are the ANIM loop count (0 forever, N plays). The EXIF orientation a
+/// WebP may carry is not applied: libwebp and browsers ignore it.
 ///
 /// Options read when writing: ``ImageWriteOptions/lossless`` (default: lossless when the source
-/// is lossless: PNG, APNG, GIF, lossless WebP), ``ImageWriteOptions/quality`` (0-100, default
-/// 75 as `cwebp`; for lossless output it trades time for size), ``ImageWriteOptions/plays``
-/// (default: as the source says) and ``ImageWriteOptions/background`` (flatten first when set).
-/// The EXIF orientation a WebP may carry is not applied when reading: libwebp and browsers ignore it.
+/// is lossless: PNG, APNG, GIF, lossless WebP; lossless output keeps every sample exactly, the
+/// colour of transparent pixels included), ``ImageWriteOptions/quality`` (0-100, default 75 as
+/// `cwebp`; for lossless output it trades time for size), ``ImageWriteOptions/plays`` (default:
+/// as the source says, 0-65535) and ``ImageWriteOptions/background`` (flatten first when set).
+/// Delays are written in whole milliseconds, rounded from the running sum so that no frame
+/// drifts; a frame identical to the one before is merged into its duration by the encoder.
 public struct WebPCodec: ImageCodec {
     /// Creates the codec.
     public init() {}
