@@ -255,6 +255,20 @@ struct WebPCodecTests {
         #expect(fourth.message == "corrupt WebP: the first chunk is JUNK at offset 12, expected VP8, VP8L or VP8X")
     }
 
+    @Test("stray bytes at the end of the RIFF data are ignored with a warning; bytes after it silently")
+    func strayBytes() throws {
+        var random = WebPTestRandom(state: 4)
+        let file = WebPTestBuilder.still(random.picture(width: 6, height: 5, alpha: true), lossless: false)
+        #expect(file[12..<16].elementsEqual("VP8X".utf8))
+        var padded = file + [1, 2, 3, 4]
+        padded.replaceSubrange(4..<8, with: WebPTestBuilder.le32(file.count - 8 + 4))
+        let (info, frames) = try Self.decode(padded)
+        #expect(frames.count == 1 && info.isComplete)
+        #expect(info.warnings == ["4 stray bytes at offset \(file.count), at the end of the RIFF data, ignored"])
+        let trailing = try Self.decode(file + [9, 9, 9])
+        #expect(trailing.0.warnings.isEmpty && trailing.1[0].image == frames[0].image)
+    }
+
     @Test("a bitstream that does not decode fails at its frame, after the frames before it")
     func corruptBitstream() throws {
         let file = Self.animation(frames: 3)

@@ -124,6 +124,11 @@ struct WebPFile: Sendable {
         var ignoredFrames = 0
         var offset = vp8x.end
         while offset < riffEnd {
+            if riffEnd - offset < WebPChunk.headerSize, !frames.isEmpty, data.count >= riffEnd {
+                warnings.append(
+                    "\(riffEnd - offset) stray bytes at offset \(offset), at the end of the RIFF data, ignored")
+                break
+            }
             let chunk = try WebPChunk(in: data, at: offset, limit: riffEnd, context: "the RIFF data")
             offset = chunk.end
             switch chunk.tag {
