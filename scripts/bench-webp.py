@@ -129,7 +129,7 @@ for gif, frames in [("small.gif", 200), ("big.gif", 100)]:
         lossless = kind == "lossless"
         out = lambda name: os.path.join(work, f"{gif[:-4]}-{name}-{kind}.webp")  # noqa: E731
         tools = [
-            ("imgtool", [driver, source, out("imgtool"), "--lossless" if lossless else "--lossy", "--quality", "75"]),
+            ("imgtool", [driver, "--lossless" if lossless else "--lossy", "--quality", "75", source, out("imgtool")]),
             ("gif2webp", ["gif2webp", "-quiet", *([] if lossless else ["-lossy"]), "-q", "75", source,
                           "-o", out("gif2webp")]),
             ("img2webp (PNG frames)", ["img2webp", "-loop", "0", "-d", delay,
@@ -142,7 +142,7 @@ for gif, frames in [("small.gif", 200), ("big.gif", 100)]:
                         out("pillow")]),
         ]
         rows, base = [], None
-        for label, cmd in tools:
+        for label, cmd in tools:  # the output path is each command's last argument
             try:
                 med, lo, hi = b.measure(cmd, trials=max(1, args.trials - 1), warmup=0)
             except subprocess.CalledProcessError:
