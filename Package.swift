@@ -33,9 +33,9 @@ let package = Package(
             pkgConfig: "libgif",
             providers: [.apt(["libgif-dev"])]
         ),
-        // libwebp reports errors by return code too; the module map links libwebp, libwebpdemux
-        // (WebPAnimDecoder, used by the tests as the reference compositor) and libwebpmux
-        // (WebPAnimEncoder).
+        // libwebp reports errors by return code too; the module map links libwebp and libwebpmux
+        // (WebPAnimEncoder). libwebpdemux (WebPAnimDecoder) is linked by the tests only, which
+        // use it as the reference compositor.
         .systemLibrary(
             name: "CWebP",
             path: "CWebP",
@@ -75,7 +75,8 @@ let package = Package(
         .testTarget(
             name: "ImgToolKitTests",
             dependencies: ["ImgToolKit", "CWebP"],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            linkerSettings: [.linkedLibrary("webpdemux")]
         ),
         .testTarget(
             name: "imgtoolTests",
