@@ -12,19 +12,24 @@ codec through the registry, driven by Benchmarks/webp-convert until the command 
 through the registry), gif2webp, img2webp (from PNG frames exploded beforehand, not timed),
 ffmpeg's libwebp_anim encoder and Pillow. Prints each output's size, and whether it decodes
 (with Pillow) to the GIF's frames: "exact", or the largest sample difference.
-usage: scripts/bench webp [--trials N]
+Wall times on a shared machine vary with its load, so each row also gives the CPU time (user +
+system) of the median run.
+usage: scripts/bench webp [--trials N] [--only decode|write]
 """
 import argparse
 import hashlib
 import os
+import resource
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
+parser.add_argument("--only", choices=["decode", "write"])
 args = parser.parse_args()
 
 b.ensure_apt("webp", "libvips-tools", "ffmpeg", "time", "libwebp-dev")
@@ -61,22 +66,38 @@ def imgtool_hashes(path):
     return [line.split()[-1] for line in out.splitlines() if "rgba8 sha256" in line]
 
 
+def measure(cmd, trials, warmup=1):
+    """(median wall seconds, CPU seconds of that run): `warmup` + `trials` runs."""
+    samples = []
+    for i in range(warmup + trials):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if i >= warmup:
+            samples.append((wall, cpu))
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
 def row(label, cmd, frames, base, counter=None):
-    med, lo, hi = b.measure(cmd, trials=args.trials)
+    med, cpu = measure(cmd, args.trials)
     note = ""
     if counter:
         counted = subprocess.run(counter, capture_output=True, text=True).stdout.split()
         if not counted or counted[0] != str(frames):
             note = f" (decodes {counted[0] if counted else '?'} of {frames} frames)"
     mem = b.peak_memory_mib(cmd)
-    return med, [label + note, f"{med * 1000:.0f} ms", f"{frames / med:.0f}", f"{med / base:.2f}x" if base else "1.00x",
-                 f"{mem:.0f} MiB"]
+    return med, [label + note, f"{med * 1000:.0f} ms", f"{cpu * 1000:.0f} ms", f"{frames / med:.0f}",
+                 f"{med / base:.2f}x" if base else "1.00x", f"{mem:.0f} MiB"]
 
 
 print(f"# WebP benchmark ({b.machine()}; {args.trials} trials, median)\n")
 
 # --- Decoding -------------------------------------------------------------------------------------
-for gif, frames in [("small.gif", 200), ("big.gif", 100)]:
+for gif, frames in [("small.gif", 200), ("big.gif", 100)] if args.only != "write" else []:
     for kind, flags in [("lossy", ["-lossy", "-q", "75"]), ("lossless", [])]:
         path = os.path.join(work, f"{gif[:-4]}-{kind}.webp")
         if not os.path.exists(path):
@@ -99,7 +120,7 @@ for gif, frames in [("small.gif", 200), ("big.gif", 100)]:
             rows.append(cells)
         size = os.path.getsize(path) // 1024
         print(f"## {os.path.basename(path)} ({frames} frames, {size} KiB, by gif2webp): decode + compose every frame\n")
-        print(b.table(["tool", "median", "frames/s", "vs imgtool", "peak memory"], rows) + "\n")
+        print(b.table(["tool", "median", "CPU", "frames/s", "vs imgtool", "peak memory"], rows) + "\n")
         print(f"Check: {check}.\n")
 
 # --- Writing --------------------------------------------------------------------------------------
@@ -116,7 +137,7 @@ def verdict(reference, path):
 
 PILLOW_SAVE = ("import sys; from PIL import Image; im = Image.open(sys.argv[1]); "
                "im.save(sys.argv[2], save_all=True, loop=im.info.get('loop', 0), {})")
-for gif, frames in [("small.gif", 200), ("big.gif", 100)]:
+for gif, frames in [("small.gif", 200), ("big.gif", 100)] if args.only != "decode" else []:
     source = os.path.join(data, gif)
     reference = pillow_frames(source)
     exploded = os.path.join(work, gif[:-4] + "-frames")
@@ -138,19 +159,23 @@ for gif, frames in [("small.gif", 200), ("big.gif", 100)]:
             ("ffmpeg libwebp_anim", ["ffmpeg", "-v", "error", "-y", "-i", source, "-c:v", "libwebp_anim",
                                      "-lossless", "1" if lossless else "0", "-quality", "75", "-loop", "0",
                                      out("ffmpeg")]),
-            ("Pillow", [py, "-c", PILLOW_SAVE.format("lossless=True" if lossless else "quality=75"), source,
-                        out("pillow")]),
+            # Pillow's default method is 0 (fastest, larger files); method 4 is everyone else's.
+            ("Pillow (method 4)", [py, "-c", PILLOW_SAVE.format(("lossless=True" if lossless else "quality=75")
+                                                                 + ", method=4"), source, out("pillow")]),
+            ("Pillow (its default, method 0)", [py, "-c", PILLOW_SAVE.format("lossless=True" if lossless
+                                                                             else "quality=75"), source,
+                                                out("pillow-m0")]),
         ]
         rows, base = [], None
         for label, cmd in tools:  # the output path is each command's last argument
             try:
-                med, lo, hi = b.measure(cmd, trials=max(1, args.trials - 1), warmup=0)
+                med, cpu = measure(cmd, max(1, args.trials - 1), warmup=0)
             except subprocess.CalledProcessError:
-                rows.append([label, "failed", "", "", ""])
+                rows.append([label, "failed", "", "", "", ""])
                 continue
             base = base or med
             path = cmd[-1]
-            rows.append([label, f"{med * 1000:.0f} ms", f"{med / base:.2f}x", f"{os.path.getsize(path) // 1024} KiB",
-                         verdict(reference, path)])
+            rows.append([label, f"{med * 1000:.0f} ms", f"{cpu * 1000:.0f} ms", f"{med / base:.2f}x",
+                         f"{os.path.getsize(path):,} B", verdict(reference, path)])
         print(f"## {gif} ({frames} frames) to animated WebP, {kind}{'' if lossless else ' quality 75'}\n")
-        print(b.table(["tool", "median", "vs imgtool", "size", "frames (Pillow) vs the GIF"], rows) + "\n")
+        print(b.table(["tool", "median", "CPU", "vs imgtool", "size", "frames (Pillow) vs the GIF"], rows) + "\n")

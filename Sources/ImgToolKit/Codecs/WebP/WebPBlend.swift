@@ -54,16 +54,23 @@ enum WebPBlend {
         }
     }
 
-    /// Blends `count` pixels of `source` over `destination`, in place.
+    /// Blends `count` pixels of `source` over `destination`, in place. Runs of opaque source
+    /// pixels are copied whole; fully transparent ones leave the destination as it is.
     @inline(__always)
     static func blendRow(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int) {
-        for pixel in 0..<count {
-            let s = source + pixel * 4
-            let d = destination + pixel * 4
-            let sourceAlpha = UInt32(s[3])
+        var pixel = 0
+        while pixel < count {
+            let sourceAlpha = UInt32(source[pixel * 4 + 3])
             if sourceAlpha == 255 {
-                d.update(from: s, count: 4)
-            } else if sourceAlpha != 0 {
+                var end = pixel + 1
+                while end < count && source[end * 4 + 3] == 255 { end += 1 }
+                (destination + pixel * 4).update(from: source + pixel * 4, count: (end - pixel) * 4)
+                pixel = end
+                continue
+            }
+            if sourceAlpha != 0 {
+                let s = source + pixel * 4
+                let d = destination + pixel * 4
                 let destinationWeight = (UInt32(d[3]) * (256 - sourceAlpha)) >> 8
                 let alpha = sourceAlpha + destinationWeight
                 let scale = (1 << 24) / alpha
@@ -73,6 +80,7 @@ enum WebPBlend {
                 }
                 d[3] = UInt8(truncatingIfNeeded: alpha)
             }
+            pixel += 1
         }
     }
 }

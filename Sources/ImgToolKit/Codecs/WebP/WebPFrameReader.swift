@@ -14,8 +14,8 @@
 /// libwebp's integer arithmetic.
 ///
 /// Frames are decoded through ``DecodeAhead``, on the other cores while this one composes.
-/// Memory is one canvas and the few decoded frames of the decode-ahead window, whatever the
-/// frame count. A one-shot object used inside one task and never shared; the frames it returns
+/// Memory is one canvas and the few canvas-sized buffers of the decode-ahead window, whatever
+/// the frame count. A one-shot object used inside one task and never shared; the frames it returns
 /// are `Sendable` values. Releasing it stops its helper threads.
 final class WebPFrameReader: FrameReader {
     private let source: WebPSource
@@ -109,22 +109,26 @@ final class WebPFrameReader: FrameReader {
         return Frame(info: frame.info, image: image)
     }
 
-    /// Decodes one frame's bitstream with libwebp into a frame-sized RGBA buffer.
+    /// Decodes one frame's bitstream with libwebp into the first `width * height * 4` bytes of a
+    /// canvas-sized buffer (`spare`, a recycled one, when there is one): every buffer has the same
+    /// size, so buffers are reused whatever the frames' sizes and the heap does not fragment.
     private static func decode(_ frame: WebPFile.Frame, of source: WebPSource, reusing spare: [UInt8]?)
         throws(ImgToolError) -> [UInt8]
     {
         let region = frame.info.region
-        let count = region.width * region.height * 4
+        let canvasCount = source.info.width * source.info.height * 4
         var pixels =
-            spare.flatMap { $0.count == count ? $0 : nil }
-            ?? [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            spare.flatMap { $0.count == canvasCount ? $0 : nil }
+            ?? [UInt8](unsafeUninitializedCapacity: canvasCount) { buffer, initialized in
                 adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-                initialized = count  // WebPDecode writes every byte, or the buffer is dropped
+                initialized = canvasCount  // only the frame's part is read, after WebPDecode wrote it
             }
+        let count = region.width * region.height * 4
         let result: Result<Void, WebPBitstream.StatusError> = pixels.withUnsafeMutableBytes { buffer in
             do throws(WebPBitstream.StatusError) {
                 try WebPBitstream.decode(
-                    source.data, in: frame.bitstream, width: region.width, height: region.height, into: buffer)
+                    source.data, in: frame.bitstream, width: region.width, height: region.height,
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
                 return .success(())
             } catch {
                 return .failure(error)

@@ -5,7 +5,8 @@ internal import CWebP
 /// A still is encoded by `WebPEncode`; an animation by `WebPAnimEncoder`, fed one composited
 /// canvas at a time with its timestamp: the encoder stores each frame as the rectangle that
 /// changed (choosing per frame between dispose-none and dispose-to-background and between
-/// blending and copying), and merges a frame identical to the one before into its duration, so
+/// blending and copying) or, where that is smaller, as a whole key frame (considered at
+/// gif2webp's distances), and merges a frame identical to the one before into its duration, so
 /// the file plays exactly the canvases given for exactly their time. Timestamps are whole
 /// milliseconds, rounded from the running sum of the delays so that no frame drifts.
 ///
@@ -304,9 +305,7 @@ struct WebPWriter {
         private let height: Int
 
         /// The corresponding C function is `WebPAnimEncoderNew`, with `WebPAnimEncoderOptionsInit`'s
-        /// defaults and a transparent background colour in ANIM. Lossless: no key frames after the
-        /// first, so each frame is the rectangle that changed; lossy: key frames considered every
-        /// 3 to 5 frames, as gif2webp does (a lossy key frame is often smaller than the change).
+        /// defaults, gif2webp's key-frame distances and a transparent background colour in ANIM.
         init(width: Int, height: Int, plays: Int, lossless: Bool) throws(ImgToolError) {
             var options = WebPAnimEncoderOptions()
             guard WebPAnimEncoderOptionsInit(&options) != 0 else {
@@ -315,11 +314,12 @@ struct WebPWriter {
             }
             options.anim_params.loop_count = Int32(plays)
             options.anim_params.bgcolor = 0
-            if !lossless {
-                // As gif2webp: a key frame considered every 3 to 5 frames, taken when it is smaller.
-                options.kmin = 3
-                options.kmax = 5
-            }
+            // As gif2webp: a key frame considered every 9 to 17 frames (lossless) or 3 to 5
+            // (lossy), taken where it is smaller than the changed rectangle. It costs a second
+            // encoding of those frames, and saves size: big.gif's 100 frames of 1920x1080,
+            // lossless, are 632,280 bytes with key frames and 635,464 without.
+            options.kmin = lossless ? 9 : 3
+            options.kmax = lossless ? 17 : 5
             guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
                 throw ImgToolError(.tooLarge, "libwebp could not start a \(width)x\(height) animation (out of memory)")
             }
