@@ -172,7 +172,7 @@ struct WebPTestSource: FrameSource {
                 FrameInfo(
                     index: $0, delay: delays[$0], region: FrameRegion(x: 0, y: 0, width: width, height: height),
                     disposal: .none, blend: .source)
-            }, loopCount: plays, plays: plays)
+            }, loopValue: plays, plays: plays)
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {

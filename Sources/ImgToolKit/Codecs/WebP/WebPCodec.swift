@@ -10,7 +10,7 @@ extension ImageFormat {
 ///
 /// Reading decodes the next frames on the other cores while one is composited; a file cut short
 /// keeps its complete frames (``ImageInfo/isComplete`` is `false`, with a warning);
-/// ``ImageInfo/compression`` says lossy, lossless or mixed; ``ImageInfo/loopCount`` and
+/// ``ImageInfo/compression`` says lossy, lossless or mixed; ``ImageInfo/loopValue`` and
 /// ``ImageInfo/plays`` are the ANIM loop count (0 forever, N plays). The EXIF orientation a
 /// WebP may carry is not applied: libwebp and browsers ignore it.
 ///

@@ -34,7 +34,7 @@ struct WebPSource: FrameSource {
         info = ImageInfo(
             format: .webp, width: file.width, height: file.height, bitDepth: 8,
             colorType: file.declaresAlpha || file.frames.contains(where: \.hasAlpha) ? .rgba : .rgb,
-            frames: file.frames.map(\.info), loopCount: loopCount, plays: loopCount ?? 1,
+            frames: file.frames.map(\.info), loopValue: loopCount, plays: loopCount ?? 1,
             isComplete: file.truncation == nil, warnings: warnings, compression: compression)
     }
 
