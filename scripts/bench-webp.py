@@ -7,9 +7,8 @@ decoded and composited: imgtool (`info --verify`, on every core and pinned to on
 WebPAnimDecoder loop in C (Benchmarks/webp-loop, one core), libvips (`n=-1`) and Pillow. imgtool's
 frame hashes are checked against Pillow's (both composite with libwebp's rules).
 
-Writing: the benchmark GIFs converted to animated WebP, lossless and at quality 75: imgtool (its
-codec through the registry, driven by Benchmarks/webp-convert until the command line writes
-through the registry), gif2webp, img2webp (from PNG frames exploded beforehand, not timed),
+Writing: the benchmark GIFs converted to animated WebP, lossless and at quality 75: `imgtool
+convert`, gif2webp, img2webp (from PNG frames exploded beforehand, not timed),
 ffmpeg's libwebp_anim encoder and Pillow. Prints each output's size, and whether it decodes
 (with Pillow) to the GIF's frames: "exact", or the largest sample difference.
 Wall times on a shared machine vary with its load, so each row also gives the CPU time (user +
@@ -36,9 +35,6 @@ b.ensure_apt("webp", "libvips-tools", "ffmpeg", "time", "libwebp-dev")
 b.ensure_pip(("PIL", "pillow"), ("numpy", "numpy"))
 imgtool = b.build_release()
 loop = b.build_c("webp_loop", "Benchmarks/webp-loop/webp_loop.c", ["-lwebpdemux", "-lwebp"])
-b.sh(["swift", "build", "-c", "release", "--package-path", os.path.join(b.ROOT, "Benchmarks/webp-convert"),
-      "--scratch-path", os.path.join(b.ROOT, ".build-webp-convert")], stdout=subprocess.DEVNULL)
-driver = os.path.join(b.ROOT, ".build-webp-convert/release/webp-convert")
 data = b.anim_inputs()
 work = b.work_folder("webp")
 py = sys.executable
@@ -150,7 +146,8 @@ for gif, frames in [("small.gif", 200), ("big.gif", 100)] if args.only != "decod
         lossless = kind == "lossless"
         out = lambda name: os.path.join(work, f"{gif[:-4]}-{name}-{kind}.webp")  # noqa: E731
         tools = [
-            ("imgtool", [driver, "--lossless" if lossless else "--lossy", "--quality", "75", source, out("imgtool")]),
+            ("imgtool convert", [imgtool, "convert", "--force", "--lossless" if lossless else "--no-lossless",
+                                 "--quality", "75", source, out("imgtool")]),
             ("gif2webp", ["gif2webp", "-quiet", *([] if lossless else ["-lossy"]), "-q", "75", source,
                           "-o", out("gif2webp")]),
             ("img2webp (PNG frames)", ["img2webp", "-loop", "0", "-d", delay,
