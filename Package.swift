@@ -26,6 +26,18 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // libjpeg reports errors by longjmp too, so every libjpeg call goes through a C shim that
+        // owns its setjmp (see CLibJPEG/jpeg_shim.c).
+        .target(
+            name: "CLibJPEG",
+            path: "CLibJPEG",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
         // giflib reports errors by return code, so a module map is all Swift needs.
         .systemLibrary(
             name: "CGif",
@@ -54,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CGif", "CWebP"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -72,15 +84,23 @@ let package = Package(
             dependencies: ["ImgToolKit", "CCurlLoader"],
             swiftSettings: strictSwift
         ),
+        // What both test targets share: temporary folders, waiting on a condition, test pictures
+        // and comparing them.
+        .target(
+            name: "TestSupport",
+            dependencies: ["ImgToolKit"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "ImgToolKitTests",
-            dependencies: ["ImgToolKit", "CWebP"],
+            dependencies: ["ImgToolKit", "TestSupport", "CWebP"],
             swiftSettings: strictSwift,
             linkerSettings: [.linkedLibrary("webpdemux")]
         ),
         .testTarget(
             name: "imgtoolTests",
-            dependencies: ["imgtool"],
+            dependencies: ["imgtool", "TestSupport"],
             swiftSettings: strictSwift
         ),
     ],

@@ -396,7 +396,7 @@ struct WebPCodecTests {
             #expect(frames[shown].image == image, "input frame \(index)")
             inputTime += Int(delays[index].milliseconds)
         }
-        FuzzDecode.roundTripWebP(file, name: "halves.webp")
+        #expect(try WebPCodec().encoded(WebPTestSource(images: images, delays: delays, plays: 2)) == file)
     }
 
     @Test("a lossless WebP is rewritten losslessly, a lossy one lossy; options override both")
@@ -461,13 +461,6 @@ struct WebPCodecTests {
             #expect(actual == expected)
             #expect(a.info.delay == b.info.delay)
         }
-    }
-
-    @Test("the fuzzers' lossless round trip holds for the test animations", arguments: [false, true])
-    func fuzzRoundTrip(blend: Bool) {
-        // Traps (failing the run) when the rewritten WebP differs.
-        FuzzDecode.roundTripWebP(Self.variantFile(blend: blend, dispose: !blend, lossless: true), name: "v.webp")
-        FuzzDecode.roundTripWebP(Self.animation(frames: 3), name: "a.webp")
     }
 
     @Test("ImageIO's delay policy leaves WebP delays unclamped")

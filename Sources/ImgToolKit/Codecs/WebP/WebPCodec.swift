@@ -53,4 +53,19 @@ public struct WebPCodec: ImageCodec {
     ) async throws(ImgToolError) {
         try await WebPWriter(options: options, source: source.info).write(source, into: &sink, progress: progress)
     }
+
+    /// The file ``write(_:into:options:progress:)`` writes, encoded on the calling thread: for
+    /// callers outside a task (the fuzzers, tools). Blocks for as long as libwebp encodes.
+    /// - Parameters:
+    ///   - source: the image; its frames are decoded as they are encoded.
+    ///   - options: as ``write(_:into:options:progress:)`` reads them. Default: a faithful copy.
+    /// - Returns: the WebP file.
+    /// - Throws: ``ImgToolError`` as ``write(_:into:options:progress:)``.
+    public func encoded(_ source: any FrameSource, options: ImageWriteOptions = ImageWriteOptions())
+        throws(ImgToolError) -> [UInt8]
+    {
+        var sink = ByteSink()
+        try WebPWriter(options: options, source: source.info).encode(source, into: &sink, progress: nil)
+        return sink.bytes
+    }
 }
