@@ -45,6 +45,15 @@ let package = Package(
             pkgConfig: "libgif",
             providers: [.apt(["libgif-dev"])]
         ),
+        // libwebp reports errors by return code too; the module map links libwebp and libwebpmux
+        // (WebPAnimEncoder). libwebpdemux (WebPAnimDecoder) is linked by the tests only, which
+        // use it as the reference compositor.
+        .systemLibrary(
+            name: "CWebP",
+            path: "CWebP",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
         .target(
             name: "CCurlLoader",
@@ -57,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CLibJPEG", "CGif"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -85,8 +94,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ImgToolKitTests",
-            dependencies: ["ImgToolKit", "TestSupport"],
-            swiftSettings: strictSwift
+            dependencies: ["ImgToolKit", "TestSupport", "CWebP"],
+            swiftSettings: strictSwift,
+            linkerSettings: [.linkedLibrary("webpdemux")]
         ),
         .testTarget(
             name: "imgtoolTests",

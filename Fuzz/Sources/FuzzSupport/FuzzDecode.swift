@@ -88,4 +88,73 @@ public enum FuzzDecode {
             preconditionFailure("a decoded JPEG could not be written and read back: \(error)")
         }
     }
+
+    /// Decodes `bytes` and, when every frame decodes, writes them as a lossless WebP with
+    /// ``WebPCodec`` and checks that it plays exactly the same canvases (every sample, the colour
+    /// of transparent pixels included) for exactly the same times and plays, trapping if not.
+    /// The check follows time, not frame numbers: libwebp's animation encoder merges a frame
+    /// identical to the one before into its duration, writes an all-alike animation as a still,
+    /// and imgtool may encode the halves of a long animation apart. Small inputs only (at most
+    /// 256 Ki pixels in all frames).
+    public static func roundTripWebP(_ bytes: [UInt8], name: String) {
+        guard let source = try? ImageSource(data: bytes, name: name, limits: limits),
+            source.info.width * source.info.height * source.info.frameCount <= 1 << 18
+        else { return }
+        var frames: [Frame] = []
+        do {
+            let reader = try source.makeFrameReader(depth: .eight)
+            while let frame = try reader.nextFrame() { frames.append(frame) }
+        } catch {
+            return  // the input does not decode whole: nothing to compare
+        }
+        guard !frames.isEmpty else { return }
+        let written: [UInt8]
+        do {
+            written = try WebPCodec().encoded(source, options: ImageWriteOptions(lossless: true))
+        } catch {
+            preconditionFailure("a decoded image does not write as WebP: \(error)")
+        }
+        do {
+            let copy = try ImageSource(data: written, name: "written.webp", limits: limits)
+            let reader = try copy.makeFrameReader(depth: .eight)
+            var output: [Frame] = []
+            while let frame = try reader.nextFrame() { output.append(frame) }
+            // Start times in whole ms: the input's rounded from the running sum, as written.
+            var inputStarts = [0]
+            var elapsed = Duration.zero
+            for frame in frames {
+                elapsed += max(frame.info.delay, .zero)
+                inputStarts.append(Int(elapsed.milliseconds.rounded(.toNearestOrAwayFromZero)))
+            }
+            var outputStarts = [0]
+            for frame in output {
+                outputStarts.append(outputStarts[outputStarts.count - 1] + Int(frame.info.delayMilliseconds))
+            }
+            if copy.info.isAnimated {
+                precondition(outputStarts.last == inputStarts.last, "the durations differ")
+                precondition(copy.info.plays == source.info.plays, "plays differ")
+            } else {
+                precondition(output.count == 1, "a still has one frame")
+                outputStarts[1] = inputStarts[inputStarts.count - 1]
+            }
+            precondition(output.count <= frames.count, "more frames written than given")
+            // Every stretch of time shows the same canvas in both.
+            var j = 0
+            for (i, frame) in frames.enumerated() where inputStarts[i + 1] > inputStarts[i] {
+                while outputStarts[j + 1] <= inputStarts[i] { j += 1 }
+                var k = j
+                while k < output.count && outputStarts[k] < inputStarts[i + 1] {
+                    if outputStarts[k + 1] > outputStarts[k] {
+                        precondition(output[k].image == frame.image, "frame \(i) differs after writing")
+                    }
+                    k += 1
+                }
+            }
+            if frames.allSatisfy({ $0.info.delay <= .zero }) {
+                precondition(output.last?.image == frames.last?.image, "the last frame differs after writing")
+            }
+        } catch {
+            preconditionFailure("the written WebP does not decode: \(error)")
+        }
+    }
 }

@@ -8,7 +8,9 @@ public enum DelayPolicy: Sendable, Hashable, CustomStringConvertible {
     case browser
     /// Apple ImageIO's clamps, as documented for `kCGImagePropertyGIFDelayTime` and
     /// `kCGImagePropertyAPNGDelayTime` against their `UnclampedDelayTime` twins: a GIF frame is
-    /// shown at least 100 ms, an APNG frame at least 50 ms (a still PNG is not clamped).
+    /// shown at least 100 ms, an APNG frame at least 50 ms (a still PNG is not clamped). WebP
+    /// delays are not clamped: ImageIO has `kCGImagePropertyWebPDelayTime` and its
+    /// `UnclampedDelayTime` twin, but documents no minimum for it.
     case imageio
     /// Delays as stored, 0 included.
     case raw

@@ -19,6 +19,7 @@ public struct CodecRegistry: Sendable {
         APNGCodec(),
         GIFCodec(),
         JPEGCodec(),
+        WebPCodec(),
     ])
 
     /// How many leading bytes ``codec(sniffing:)`` looks at.

@@ -48,12 +48,17 @@ public struct ImageInfo: Sendable, Hashable {
     /// precedes it). It is still what a viewer without APNG support shows: decode the file's
     /// bytes with ``PNGDecoder`` to get it. `false` for every other image.
     public var defaultImageOutsideAnimation = false
+    /// How the pixels are compressed, for formats that have both kinds (WebP: `VP8 ` is lossy,
+    /// `VP8L` lossless); `nil` when the codec does not say (PNG, APNG and GIF are always
+    /// lossless). Writers read it to choose lossless output for a lossless input.
+    public var compression: ImageCompression?
 
     /// Creates image information.
     public init(
         format: ImageFormat, width: Int, height: Int, bitDepth: Int, colorType: ColorType,
         isInterlaced: Bool = false, color: ColorMetadata = ColorMetadata(), frames: [FrameInfo],
-        loopValue: Int? = nil, plays: Int = 1, isComplete: Bool = true, warnings: [String] = []
+        loopValue: Int? = nil, plays: Int = 1, isComplete: Bool = true, warnings: [String] = [],
+        compression: ImageCompression? = nil
     ) {
         self.format = format
         self.width = width
@@ -68,6 +73,7 @@ public struct ImageInfo: Sendable, Hashable {
         self.plays = plays
         self.isComplete = isComplete
         self.warnings = warnings
+        self.compression = compression
     }
 
     /// The number of frames.
@@ -75,4 +81,14 @@ public struct ImageInfo: Sendable, Hashable {
 
     /// Whether the image has more than one frame.
     public var isAnimated: Bool { frames.count > 1 }
+}
+
+/// How an image's pixels are compressed: whether decoding gives back exactly what was encoded.
+public enum ImageCompression: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Every frame is stored exactly (WebP `VP8L`).
+    case lossless
+    /// Every frame is stored approximately (WebP `VP8 `, with its `ALPH` alpha plane lossless or not).
+    case lossy
+    /// An animation with frames of both kinds.
+    case mixed
 }

@@ -1,0 +1,368 @@
+internal import CWebP
+
+/// Writes WebP files with libwebp's encoders (the only encoding code that calls libwebp).
+///
+/// A still is encoded by `WebPEncode`; an animation by `WebPAnimEncoder`, fed one composited
+/// canvas at a time with its timestamp: the encoder stores each frame as the rectangle that
+/// changed (choosing per frame between dispose-none and dispose-to-background and between
+/// blending and copying) or, where that is smaller, as a whole key frame (considered at
+/// gif2webp's distances), and merges a frame identical to the one before into its duration, so
+/// the file plays exactly the canvases given for exactly their time. Timestamps are whole
+/// milliseconds, rounded from the running sum of the delays so that no frame drifts.
+///
+/// Lossless output stores every pixel exactly, the colour of fully transparent pixels included
+/// (`WebPConfig.exact`). Memory is a few canvases (the reader's and the encoder's previous and
+/// current ones) plus the compressed frames, whatever the frame count.
+///
+/// libwebp reports errors by return code; each failure becomes an ``ImgToolError`` with
+/// libwebp's `WebPEncodingError` or `WebPAnimEncoderGetError` text as its cause. The encoders
+/// run on the calling thread (seconds of uninterruptible C for a long animation, so cancellation
+/// is checked between frames).
+struct WebPWriter {
+    /// Encode losslessly (`VP8L`) rather than lossy (`VP8 ` with a lossless `ALPH` plane).
+    let lossless: Bool
+    /// libwebp's quality factor, 0-100: image quality for lossy output, effort for lossless.
+    let quality: Int
+    /// How many times an animation plays, 0 forever; `nil`: as the source says.
+    let plays: Int?
+    /// A colour to flatten every frame onto first, or `nil` to keep alpha.
+    let background: RGBAColor?
+
+    /// The largest frame duration WebP stores (24 bits of milliseconds).
+    static let maxDuration = (1 << 24) - 1
+
+    /// The settings for `options`, with the defaults taken from the source's `info`.
+    init(options: ImageWriteOptions, source info: ImageInfo) {
+        lossless = options.lossless ?? Self.isLossless(info)
+        quality = options.quality ?? 75
+        plays = options.plays
+        background = options.background
+    }
+
+    /// Whether an image's pixels are stored exactly: a lossless WebP, and PNG, APNG and GIF.
+    static func isLossless(_ info: ImageInfo) -> Bool {
+        switch info.compression {
+        case .lossless: true
+        case .lossy, .mixed: false
+        case nil: [.png, .apng, .gif].contains(info.format)
+        }
+    }
+
+    /// Encodes `source` into `sink`: a still WebP for a one-frame source, else an animation.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100, plays outside
+    ///   0-65535, a canvas over 16383 pixels a side or a delay over 16777215 ms; a decoding error
+    ///   from `source`; `writeFailed` when libwebp fails; `cancelled`.
+    func write(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
+        async throws(ImgToolError)
+    {
+        try encode(source, into: &sink, progress: progress)
+    }
+
+    /// ``write(_:into:progress:)`` on the calling thread, for callers outside a task (the fuzzers).
+    func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
+        throws(ImgToolError)
+    {
+        let info = source.info
+        guard (0...100).contains(quality) else {
+            throw ImgToolError(.invalidArgument, "WebP quality \(quality) is out of range: 0...100")
+        }
+        let plays = self.plays ?? info.plays
+        guard (0...0xFFFF).contains(plays) else {
+            throw ImgToolError(
+                .invalidArgument, "cannot write a WebP that plays \(plays) times: the loop count is 16 bits (0...65535)"
+            )
+        }
+        let maxSide = Int(WEBP_MAX_DIMENSION)
+        guard (1...maxSide).contains(info.width), (1...maxSide).contains(info.height) else {
+            throw ImgToolError(
+                .invalidArgument, "cannot write a \(info.width)x\(info.height) WebP: sides must be 1...\(maxSide)")
+        }
+        let config = try makeConfig()
+        if !info.isAnimated {
+            let image = prepared(try source.frame(at: 0, depth: .eight).image)
+            try sink.append(try Self.encodeStill(image, config: config))
+            progress?(1)
+            return
+        }
+        try sink.append(try encodeAnimation(source, plays: plays, config: config, progress: progress))
+    }
+
+    /// The frame ranges encoded at once, each by its own `WebPAnimEncoder`: two halves, the
+    /// second on a helper thread, for an animation of at least 8 frames on two or more
+    /// processors; else one. Each range after the first starts with a whole-canvas frame.
+    static func segments(frameCount: Int, processors: Int = availableProcessors) -> [Range<Int>] {
+        guard frameCount >= 8, processors >= 2 else { return [0..<frameCount] }
+        return [0..<frameCount / 2, frameCount / 2..<frameCount]
+    }
+
+    /// Encodes an animation, in two halves at once when ``segments(frameCount:processors:)``
+    /// says so: `WebPAnimEncoder` is sequential, so the second half runs on a plain thread
+    /// (``forkJoin(_:alongside:)``, seconds of blocking C work) with its own frame reader, which
+    /// composites and skips the frames before its range, and the halves' frames are joined into
+    /// one file (``WebPAnimationJoin``).
+    private func encodeAnimation(
+        _ source: any FrameSource, plays: Int, config: WebPConfig, progress: (@Sendable (Int) -> Void)?
+    ) throws(ImgToolError) -> [UInt8] {
+        let segments = Self.segments(frameCount: source.info.frameCount)
+        let stopped = Locked(false)
+        let written = Locked(0)
+        let frameWritten: @Sendable () -> Void = {
+            let count = written.withLock { count in
+                count += 1
+                return count
+            }
+            progress?(count)
+        }
+        guard segments.count == 2 else {
+            return try encodeSegment(
+                source, frames: segments[0], plays: plays, config: config,
+                shouldStop: { Task.isCancelled }, frameWritten: frameWritten
+            ).bytes
+        }
+        let writer = self
+        let (side, main) = forkJoin(
+            { () -> Result<Segment, ImgToolError> in
+                let result = Result { () throws(ImgToolError) in
+                    try writer.encodeSegment(
+                        source, frames: segments[1], plays: plays, config: config,
+                        shouldStop: { stopped.withLock { $0 } }, frameWritten: frameWritten)
+                }
+                if case .failure = result { stopped.withLock { $0 = true } }
+                return result
+            },
+            alongside: { () -> Result<Segment, ImgToolError> in
+                let result = Result { () throws(ImgToolError) in
+                    try encodeSegment(
+                        source, frames: segments[0], plays: plays, config: config,
+                        shouldStop: { Task.isCancelled || stopped.withLock { $0 } }, frameWritten: frameWritten)
+                }
+                if case .failure = result { stopped.withLock { $0 = true } }
+                return result
+            })
+        switch (main, side) {
+        case (.success(let first), .success(let second)):
+            return try WebPAnimationJoin.join(
+                [first, second], width: source.info.width, height: source.info.height, plays: plays)
+        case (.failure(let error), .failure(let sideError)) where error.code == .cancelled && !Task.isCancelled:
+            throw sideError  // the first half stopped because the second failed
+        case (.failure(let error), _), (_, .failure(let error)):
+            throw error
+        }
+    }
+
+    /// One segment's file and how long its frames show in all, in ms.
+    struct Segment: Sendable {
+        var bytes: [UInt8]
+        var duration: Int
+    }
+
+    /// Encodes the frames in `range` (timestamps counted from the animation's start) into one
+    /// file with its own `WebPAnimEncoder`.
+    private func encodeSegment(
+        _ source: any FrameSource, frames range: Range<Int>, plays: Int, config: WebPConfig,
+        shouldStop: () -> Bool, frameWritten: () -> Void
+    ) throws(ImgToolError) -> Segment {
+        let info = source.info
+        let encoder = try AnimationEncoder(width: info.width, height: info.height, plays: plays, lossless: lossless)
+        let reader = try source.makeFrameReader(depth: .eight)
+        var elapsed = Duration.zero
+        var start: Int?
+        while let frame = try reader.nextFrame(), frame.index < range.upperBound {
+            defer { elapsed += max(frame.info.delay, .zero) }
+            if shouldStop() { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
+            guard frame.index >= range.lowerBound else { continue }
+            guard frame.info.delay <= .milliseconds(Self.maxDuration) else {
+                throw ImgToolError(
+                    .invalidArgument,
+                    "cannot write frame \(frame.index) of \(frame.info.delay.milliseconds) ms as WebP: at most \(Self.maxDuration) ms"
+                )
+            }
+            let timestamp = Self.timestamp(elapsed)
+            if start == nil { start = timestamp }
+            try encoder.add(prepared(frame.image), at: timestamp, index: frame.index, config: config)
+            frameWritten()
+        }
+        let end = Self.timestamp(elapsed)
+        return Segment(bytes: try encoder.finish(at: end), duration: end - (start ?? end))
+    }
+
+    /// A time in whole milliseconds, rounded half up.
+    static func timestamp(_ time: Duration) -> Int {
+        Int((time.milliseconds).rounded(.toNearestOrAwayFromZero))
+    }
+
+    /// The frame as written: 8-bit, flattened onto ``background`` when one is set.
+    private func prepared(_ image: PixelBuffer) -> PixelBuffer {
+        guard let background else { return image }
+        var flat = image.converted(to: .eight)
+        flat.withMutableRGBA8 { samples in
+            samples.withUnsafeMutableBufferPointer { pixels in
+                guard let base = pixels.baseAddress else { return }
+                for pixel in stride(from: 0, to: pixels.count, by: 4) {
+                    var under: (r: UInt8, g: UInt8, b: UInt8, a: UInt8) = (
+                        background.red, background.green, background.blue, background.alpha
+                    )
+                    SourceOver.blend8(
+                        source: (base[pixel], base[pixel + 1], base[pixel + 2], base[pixel + 3]), over: &under)
+                    (base[pixel], base[pixel + 1], base[pixel + 2], base[pixel + 3]) = under
+                }
+            }
+        }
+        return flat
+    }
+
+    /// libwebp's configuration: its defaults (method 4, as `cwebp`), with our quality and mode.
+    private func makeConfig() throws(ImgToolError) -> WebPConfig {
+        var config = WebPConfig()
+        guard WebPConfigInit(&config) != 0 else {
+            throw ImgToolError(.writeFailed, "libwebp refused its own configuration (a library version mismatch)")
+        }
+        config.lossless = lossless ? 1 : 0
+        config.exact = lossless ? 1 : 0
+        config.quality = Float(quality)
+        config.thread_level = 1
+        guard WebPValidateConfig(&config) != 0 else {
+            throw ImgToolError(.invalidArgument, "libwebp refused the settings (quality \(quality))")
+        }
+        return config
+    }
+
+    // MARK: - libwebp
+
+    /// Encodes one still image.
+    /// The corresponding C function is `WebPEncode` (with `WebPPictureImportRGBA` and a
+    /// `WebPMemoryWriter`).
+    private static func encodeStill(_ image: PixelBuffer, config: WebPConfig) throws(ImgToolError) -> [UInt8] {
+        var config = config
+        var picture = try Picture(image)
+        defer { picture.free() }
+        var memory = WebPMemoryWriter()
+        WebPMemoryWriterInit(&memory)
+        defer { WebPMemoryWriterClear(&memory) }
+        let ok = withUnsafeMutablePointer(to: &memory) { writer in
+            picture.picture.writer = WebPMemoryWrite
+            picture.picture.custom_ptr = UnsafeMutableRawPointer(writer)
+            return WebPEncode(&config, &picture.picture)
+        }
+        guard ok != 0, let bytes = memory.mem else {
+            throw ImgToolError(
+                .writeFailed, "libwebp could not encode the \(image.width)x\(image.height) image",
+                cause: encodingErrorText(picture.picture.error_code))
+        }
+        return Array(UnsafeBufferPointer(start: bytes, count: memory.size))
+    }
+
+    /// libwebp's name for a `WebPEncodingError`.
+    static func encodingErrorText(_ code: WebPEncodingError) -> String {
+        switch code {
+        case VP8_ENC_ERROR_OUT_OF_MEMORY: "VP8_ENC_ERROR_OUT_OF_MEMORY"
+        case VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: "VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY"
+        case VP8_ENC_ERROR_NULL_PARAMETER: "VP8_ENC_ERROR_NULL_PARAMETER"
+        case VP8_ENC_ERROR_INVALID_CONFIGURATION: "VP8_ENC_ERROR_INVALID_CONFIGURATION"
+        case VP8_ENC_ERROR_BAD_DIMENSION: "VP8_ENC_ERROR_BAD_DIMENSION"
+        case VP8_ENC_ERROR_PARTITION0_OVERFLOW: "VP8_ENC_ERROR_PARTITION0_OVERFLOW"
+        case VP8_ENC_ERROR_PARTITION_OVERFLOW: "VP8_ENC_ERROR_PARTITION_OVERFLOW"
+        case VP8_ENC_ERROR_BAD_WRITE: "VP8_ENC_ERROR_BAD_WRITE"
+        case VP8_ENC_ERROR_FILE_TOO_BIG: "VP8_ENC_ERROR_FILE_TOO_BIG"
+        case VP8_ENC_ERROR_USER_ABORT: "VP8_ENC_ERROR_USER_ABORT"
+        default: "WebPEncodingError \(code.rawValue)"
+        }
+    }
+
+    /// A `WebPPicture` holding a copy of an 8-bit RGBA image as ARGB.
+    private struct Picture {
+        var picture = WebPPicture()
+
+        /// The corresponding C functions are `WebPPictureInit` and `WebPPictureImportRGBA`.
+        init(_ image: PixelBuffer) throws(ImgToolError) {
+            guard WebPPictureInit(&picture) != 0 else {
+                throw ImgToolError(.writeFailed, "libwebp refused its own picture (a library version mismatch)")
+            }
+            picture.use_argb = 1
+            picture.width = Int32(image.width)
+            picture.height = Int32(image.height)
+            let samples = image.converted(to: .eight).rgba8 ?? []
+            let imported = samples.withUnsafeBufferPointer { rgba in
+                WebPPictureImportRGBA(&picture, rgba.baseAddress, Int32(image.width * 4))
+            }
+            guard imported != 0 else {
+                throw ImgToolError(.tooLarge, "out of memory for a \(image.width)x\(image.height) WebP picture")
+            }
+        }
+
+        /// The corresponding C function is `WebPPictureFree`.
+        mutating func free() {
+            WebPPictureFree(&picture)
+        }
+    }
+
+    /// One `WebPAnimEncoder`, freed when released.
+    ///
+    /// A one-shot object used inside one task and never shared.
+    private final class AnimationEncoder {
+        private let encoder: OpaquePointer
+        private let width: Int
+        private let height: Int
+
+        /// The corresponding C function is `WebPAnimEncoderNew`, with `WebPAnimEncoderOptionsInit`'s
+        /// defaults, gif2webp's key-frame distances and a transparent background colour in ANIM.
+        init(width: Int, height: Int, plays: Int, lossless: Bool) throws(ImgToolError) {
+            var options = WebPAnimEncoderOptions()
+            guard WebPAnimEncoderOptionsInit(&options) != 0 else {
+                throw ImgToolError(
+                    .writeFailed, "libwebp refused its own animation options (a library version mismatch)")
+            }
+            options.anim_params.loop_count = Int32(plays)
+            options.anim_params.bgcolor = 0
+            // As gif2webp: a key frame considered every 9 to 17 frames (lossless) or 3 to 5
+            // (lossy), taken where it is smaller than the changed rectangle. It costs a second
+            // encoding of those frames, and saves size: big.gif's 100 frames of 1920x1080,
+            // lossless, are 632,280 bytes with key frames and 635,464 without.
+            options.kmin = lossless ? 9 : 3
+            options.kmax = lossless ? 17 : 5
+            guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
+                throw ImgToolError(.tooLarge, "libwebp could not start a \(width)x\(height) animation (out of memory)")
+            }
+            self.encoder = encoder
+            self.width = width
+            self.height = height
+        }
+
+        deinit {
+            WebPAnimEncoderDelete(encoder)
+        }
+
+        /// Adds the canvas shown from `timestamp` ms on.
+        /// The corresponding C function is `WebPAnimEncoderAdd`.
+        func add(_ image: PixelBuffer, at timestamp: Int, index: Int, config: WebPConfig) throws(ImgToolError) {
+            var config = config
+            var picture = try Picture(image)
+            defer { picture.free() }
+            guard WebPAnimEncoderAdd(encoder, &picture.picture, Int32(clamping: timestamp), &config) != 0 else {
+                throw ImgToolError(
+                    .writeFailed, "libwebp could not encode frame \(index) (at \(timestamp) ms)", cause: errorText)
+            }
+        }
+
+        /// Ends the animation at `timestamp` ms and returns the file.
+        /// The corresponding C functions are `WebPAnimEncoderAdd` (with no picture) and
+        /// `WebPAnimEncoderAssemble`.
+        func finish(at timestamp: Int) throws(ImgToolError) -> [UInt8] {
+            guard WebPAnimEncoderAdd(encoder, nil, Int32(clamping: timestamp), nil) != 0 else {
+                throw ImgToolError(
+                    .writeFailed, "libwebp could not end the animation at \(timestamp) ms", cause: errorText)
+            }
+            var data = WebPData()
+            WebPDataInit(&data)
+            defer { WebPDataClear(&data) }
+            guard WebPAnimEncoderAssemble(encoder, &data) != 0, let bytes = data.bytes else {
+                throw ImgToolError(.writeFailed, "libwebp could not assemble the animation", cause: errorText)
+            }
+            return Array(UnsafeBufferPointer(start: bytes, count: data.size))
+        }
+
+        private var errorText: String {
+            WebPAnimEncoderGetError(encoder).map { String(cString: $0) } ?? ""
+        }
+    }
+}
