@@ -17,7 +17,7 @@ struct InfoFramesCLITests {
         #expect(json.status == 0)
         let lines = json.stdout.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix(#"{"bit_depth":8,"color_type":"palette","complete":true,"delays_ms":[0],"#))
+        #expect(lines[0].hasPrefix(#"{"bit_depth":8,"color_type":"palette","complete":true,"compression":null,"delays_ms":[0],"#))
         #expect(lines[0].contains(#""file":"g.png","format":"png","#))
         #expect(
             lines[0].contains(
@@ -36,7 +36,7 @@ struct InfoFramesCLITests {
         #expect(
             result.stderr == """
                 error: missing.png: no such file
-                error: bad.png: not a PNG, GIF or JPEG file (starts with bytes 6e 6f 74 20 61 6e 20 69)
+                error: bad.png: not a PNG, GIF, JPEG or WebP file (starts with bytes 6e 6f 74 20 61 6e 20 69)
 
                 """)
     }

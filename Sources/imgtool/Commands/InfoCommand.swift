@@ -116,6 +116,7 @@ struct InfoCommand: BatchableCommand {
             "srgb": .bool(info.color.hasSRGB),
             "iccp": .bool(info.color.hasICCProfile),
             "exif": .bool(info.hasEXIF),
+            "compression": info.compression.map { .string($0.rawValue) } ?? .null,
             "orientation": .optional(info.exifOrientation),
             "orientation_applied": .bool(info.appliedOrientation != .up),
             "stored_width": .int(info.storedSize.width),
@@ -130,6 +131,7 @@ struct InfoCommand: BatchableCommand {
         var parts = ["\(info.format.rawValue.uppercased()) \(info.width)x\(info.height)"]
         parts.append("\(info.colorType.rawValue) \(info.bitDepth)-bit")
         if info.isInterlaced { parts.append("interlaced") }
+        if let compression = info.compression { parts.append(compression.rawValue) }
         parts.append(info.frameCount == 1 ? "1 frame" : "\(info.frameCount) frames")
         if info.isAnimated {
             let plays = info.plays == 0 ? "loops forever" : info.plays == 1 ? "plays once" : "plays \(info.plays) times"
