@@ -172,7 +172,8 @@ struct LoaderURLSessionTests {
         let error = await #expect(throws: ImgToolError.self) { try await loader.load(try ImageInput(url)) }
         #expect(error?.code == .unsupportedFormat)
         #expect(
-            error?.description.hasPrefix(url + ": not a PNG, GIF, JPEG or WebP file") == true, "\(String(describing: error))")
+            error?.description.hasPrefix(url + ": not a PNG, GIF, JPEG or WebP file") == true,
+            "\(String(describing: error))")
         // and a PNG from the same kind of source decodes
         let good = "http://html.mock/good.png"
         MockURLProtocol.set(good, .respond(status: 200, headers: [:], body: Self.png, chunks: 3))

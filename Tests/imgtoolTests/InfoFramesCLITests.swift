@@ -17,7 +17,9 @@ struct InfoFramesCLITests {
         #expect(json.status == 0)
         let lines = json.stdout.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix(#"{"bit_depth":8,"color_type":"palette","complete":true,"compression":null,"delays_ms":[0],"#))
+        #expect(
+            lines[0].hasPrefix(
+                #"{"bit_depth":8,"color_type":"palette","complete":true,"compression":null,"delays_ms":[0],"#))
         #expect(lines[0].contains(#""file":"g.png","format":"png","#))
         #expect(
             lines[0].contains(
