@@ -141,7 +141,9 @@ struct LoaderURLSessionTests {
             try await fetcher.fetch(target, name: url) { _ in }
         }
         // Once the transfer has started (and stalled after its headers)
-        #expect(try await waitUntil { MockURLProtocol.hasStarted(url) }, "the transfer never started")
+        #expect(
+            try await waitUntil(timeout: .seconds(60)) { MockURLProtocol.hasStarted(url) }, "the transfer never started"
+        )
         task.cancel()
         let result = await task.result
         guard case .failure(let error as ImgToolError) = result else { Issue.record("expected cancellation"); return }
