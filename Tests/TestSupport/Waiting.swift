@@ -3,7 +3,7 @@ import Foundation
 /// Waits until `condition` holds, checking it every `interval`, for at most `timeout`; returns
 /// whether it held. Tests wait on the condition they need, never for a fixed time.
 public func waitUntil(
-    timeout: Duration = .seconds(10), interval: Duration = .milliseconds(5), _ condition: () throws -> Bool
+    timeout: Duration = .seconds(60), interval: Duration = .milliseconds(5), _ condition: () throws -> Bool
 ) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
