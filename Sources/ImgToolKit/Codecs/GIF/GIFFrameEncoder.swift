@@ -23,6 +23,8 @@ struct GIFFrameEncoder {
     /// Whether every frame gets a Graphic Control Extension (an animation), or only frames
     /// that need one for transparency or disposal (a still).
     let isAnimated: Bool
+    /// Whether some frame has transparent pixels.
+    let hasTransparency: Bool
     /// The global colour table's entries, padded to its stored size; empty when there is none.
     let globalTable: [UInt32]
     private let globalIndex: GIFColorIndex
@@ -36,10 +38,12 @@ struct GIFFrameEncoder {
     /// Starts at a transparent canvas.
     /// - Parameters:
     ///   - globalTable: the global colour table's entries (a power of two of them), or empty.
-    init(width: Int, height: Int, isAnimated: Bool, globalTable: [UInt32]) {
+    ///   - hasTransparency: whether some frame has transparent pixels.
+    init(width: Int, height: Int, isAnimated: Bool, hasTransparency: Bool, globalTable: [UInt32]) {
         self.width = width
         self.height = height
         self.isAnimated = isAnimated
+        self.hasTransparency = hasTransparency
         self.globalTable = globalTable
         var index = GIFColorIndex(capacity: max(globalTable.count, 1))
         for (position, color) in globalTable.enumerated() where color != 0 {
@@ -98,7 +102,12 @@ struct GIFFrameEncoder {
         if rect.isEmpty { rect = Rect(minX: 0, minY: 0, maxX: 0, maxY: 0) }
         let disposal = clear.isEmpty ? 1 : 2
 
-        let best = encodeSmallest(target, in: rect)
+        // A frame cleared afterwards carries a transparent index even when it draws none: Pillow
+        // and ffmpeg clear to transparent only then (else to the background colour).
+        // Frame 0 of an animation with transparency carries one too: Pillow decodes every later
+        // frame without alpha unless frame 0 has a transparent index.
+        let best = encodeSmallest(
+            target, in: rect, transparentIndex: disposal == 2 || (framesEncoded == 0 && hasTransparency))
         if isAnimated || best.transparentIndex != nil || disposal == 2 || delayCentiseconds != 0 {
             output +=
                 GIFGraphicControl(
@@ -174,7 +183,7 @@ struct GIFFrameEncoder {
     }
 
     /// Both ways of drawing the rectangle, the smaller one.
-    private func encodeSmallest(_ target: [UInt32], in rect: Rect) -> Encoded {
+    private func encodeSmallest(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
         let pixels = rect.width * rect.height
         let displayed = displayed
         let plan = self
@@ -191,36 +200,41 @@ struct GIFFrameEncoder {
         }
         guard hasUnchangedOpaque else {
             // Both variants draw the same pixels.
-            return plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged)
-                ?? plan.encode(target, displayed: displayed, in: rect, variant: .transparentUnchanged)
+            return plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
+                ?? plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, false)
                 ?? Encoded(localTable: nil, transparentIndex: nil, data: [])
         }
         let (opaque, transparent): (Encoded?, Encoded?)
         if pixels >= Self.parallelPixels && availableProcessors > 1 {
             (opaque, transparent) = forkJoin {
-                plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged)
+                plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
             } alongside: {
-                plan.encode(target, displayed: displayed, in: rect, variant: .transparentUnchanged)
+                plan.encode(target, displayed: displayed, in: rect, variant: .transparentUnchanged, transparentIndex)
             }
         } else {
-            opaque = plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged)
-            transparent = plan.encode(target, displayed: displayed, in: rect, variant: .transparentUnchanged)
+            opaque = plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
+            transparent = plan.encode(
+                target, displayed: displayed, in: rect, variant: .transparentUnchanged, transparentIndex)
         }
         switch (opaque, transparent) {
         case (let opaque?, let transparent?): return opaque.size < transparent.size ? opaque : transparent
         case (let one?, nil), (nil, let one?): return one
+        case (nil, nil) where transparentIndex:
+            return encodeSmallest(target, in: rect, transparentIndex: false)
         case (nil, nil):
             preconditionFailure("a frame with more colours than a GIF palette holds reached the encoder")
         }
     }
 
     /// The rectangle drawn as `variant`, or `nil` when its colours (and the transparent index it
-    /// needs) fit in no colour table.
-    private func encode(_ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant) -> Encoded? {
+    /// needs, or `forceTransparent` asks for) fit in no colour table.
+    private func encode(
+        _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool
+    ) -> Encoded? {
         let width = width
         // The colours drawn, and whether any pixel is drawn transparent.
         var colors = GIFColorIndex(capacity: 256)
-        var needsTransparent = false
+        var needsTransparent = forceTransparent
         let fits: Bool = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in
                 var last: UInt32 = 0

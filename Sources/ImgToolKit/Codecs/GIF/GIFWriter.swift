@@ -71,7 +71,8 @@ struct GIFWriter {
             global = palette
         }
         let reserve = shown > 1 || analysis.hasTransparency ? 1 : 0
-        let tableBits = GIFPixel.tableBits(forEntries: max(global.count + reserve, 2))
+        // A spare entry for the transparent index, when the colours leave room for one.
+        let tableBits = GIFPixel.tableBits(forEntries: min(max(global.count + reserve, 2), 256))
         global += [UInt32](repeating: 0, count: (1 << tableBits) - global.count)
 
         // Header, logical screen, global table, loop extension.
@@ -89,7 +90,8 @@ struct GIFWriter {
 
         // Pass 2: frames.
         var encoder = GIFFrameEncoder(
-            width: info.width, height: info.height, isAnimated: shown > 1, globalTable: global)
+            width: info.width, height: info.height, isAnimated: shown > 1, hasTransparency: analysis.hasTransparency,
+            globalTable: global)
         var pending: (prepared: [UInt32], target: [UInt32], delay: Int)?
         var shownIndex = 0
         var output: [UInt8] = []
