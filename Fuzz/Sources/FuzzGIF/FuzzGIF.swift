@@ -1,13 +1,16 @@
 import ImgToolKit
 
 /// libFuzzer entry point: any bytes, opened through the public API and every frame decoded; an
-/// input that decodes whole is written as an APNG, which must decode to the same frames.
+/// input that decodes whole is written as an APNG, which must decode to the same frames, and as
+/// a GIF, which must decode to the same frames when they fit a GIF (the same count and timing
+/// otherwise).
 /// Every outcome but a crash, a hang or a leak is fine: errors are expected.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     FuzzDecode.run(bytes, name: "fuzz.gif")
     FuzzDecode.roundTrip(bytes, name: "fuzz.gif")
+    FuzzDecode.gifRoundTrip(bytes, name: "fuzz.gif")
     return 0
 }
 
@@ -15,7 +18,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// point hands control to libFuzzer with the callback above.
 @_silgen_name("LLVMFuzzerRunDriver")
 func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 ) -> CInt
 
