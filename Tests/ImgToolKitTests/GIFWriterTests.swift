@@ -268,6 +268,14 @@ struct GIFWriterTests {
         #expect(error?.code == .invalidArgument)
     }
 
+    @Test(arguments: [(0, 1), (70000, 1)] as [(Int, Int)])
+    func canvasesAGIFCannotHoldAreRefused(width: Int, height: Int) async throws {
+        let source = ArrayFrameSource(images: [PixelBuffer(width: width, height: height)], delaysMs: [0])
+        let error = await #expect(throws: ImgToolError.self) { try await writeGIF(source) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("\(width)x\(height)") == true)
+    }
+
     @Test func theRegistryWritesGIFByExtension() throws {
         let codec = try CodecRegistry.standard.writer(forOutput: "out.gif")
         #expect(codec.format == .gif)

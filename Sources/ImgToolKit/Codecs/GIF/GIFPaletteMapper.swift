@@ -59,7 +59,7 @@ struct GIFPaletteMapper {
     @inline(__always)
     private mutating func nearest(_ r: Int, _ g: Int, _ b: Int) -> Int {
         let cell = (r >> 2) << 12 | (g >> 2) << 6 | b >> 2
-        let cached = cells[cell]
+        let cached = cells.withUnsafeBufferPointer { $0[cell] }
         if cached != .max { return Int(cached) }
         let centre = OkLab(red: Float(r & ~3) + 1.5, green: Float(g & ~3) + 1.5, blue: Float(b & ~3) + 1.5)
         var best = 0
@@ -95,23 +95,24 @@ struct GIFPaletteMapper {
         var target = [UInt32](repeating: 0, count: source.count)
         switch dither {
         case .none, .ordered:
-            mapOrdered(source, width: width, height: height, strength: dither == .none ? 0 : 1, into: &target)
+            mapOrdered(
+                source, width: width, height: height, previousSource: previousSource, displayed: displayed,
+                dithered: dither == .ordered, into: &target)
         case .diffusion:
             mapDiffused(source, width: width, height: height, into: &target)
-        }
-        // Keep what is shown where the source did not change or the shown colour is as close.
-        source.withUnsafeBufferPointer { src in
-            displayed.withUnsafeBufferPointer { shown in
-                target.withUnsafeMutableBufferPointer { out in
-                    let before = previousSource
-                    for position in 0..<src.count {
-                        let pixel = src[position]
-                        let kept = shown[position]
-                        guard pixel != 0, kept != 0, out[position] != kept else { continue }
-                        if let before, before[position] == pixel {
-                            out[position] = kept
-                        } else if Self.distanceSquared(kept, pixel) <= Self.distanceSquared(out[position], pixel) {
-                            out[position] = kept
+            // Keep what is shown where the source did not change or the shown colour is as close.
+            source.withUnsafeBufferPointer { src in
+                displayed.withUnsafeBufferPointer { shown in
+                    target.withUnsafeMutableBufferPointer { out in
+                        for position in 0..<src.count {
+                            let pixel = src[position]
+                            let kept = shown[position]
+                            guard pixel != 0, kept != 0, out[position] != kept else { continue }
+                            if let previousSource, previousSource[position] == pixel {
+                                out[position] = kept
+                            } else if Self.distanceSquared(kept, pixel) <= Self.distanceSquared(out[position], pixel) {
+                                out[position] = kept
+                            }
                         }
                     }
                 }
@@ -120,55 +121,97 @@ struct GIFPaletteMapper {
         return target
     }
 
-    private mutating func mapOrdered(
-        _ source: [UInt32], width: Int, height: Int, strength: Float, into target: inout [UInt32]
-    ) {
-        let spread = spread
-        var lastPixel: UInt32 = 0
-        var lastResult: UInt32 = 0
-        for y in 0..<height {
-            let row = y * width
-            let pattern = (y & 7) * 8
-            for x in 0..<width {
-                let pixel = source[row + x]
-                if pixel == 0 { continue }
-                if let index = exact.index(of: pixel) {
-                    target[row + x] = palette[Int(index)]
-                    continue
-                }
-                let (r, g, b) = GIFPixel.channels(pixel)
-                if strength == 0 {
-                    if pixel != lastPixel {
-                        lastPixel = pixel
-                        lastResult = palette[nearest(r, g, b)]
-                    }
-                    target[row + x] = lastResult
-                    continue
-                }
-                // Local contrast against the right and lower neighbours.
-                var contrast = 0
-                if x + 1 < width, source[row + x + 1] != 0 {
-                    let (r2, g2, b2) = GIFPixel.channels(source[row + x + 1])
-                    contrast = max(abs(r - r2), abs(g - g2), abs(b - b2))
-                }
-                if y + 1 < height, source[row + width + x] != 0 {
-                    let (r2, g2, b2) = GIFPixel.channels(source[row + width + x])
-                    contrast = max(contrast, abs(r - r2), abs(g - g2), abs(b - b2))
-                }
-                let plain = palette[nearest(r, g, b)]
-                let error = Self.distanceSquared(plain, pixel)
-                if error <= 3 {
-                    target[row + x] = plain
-                    continue
-                }
-                let flatness: Float = contrast <= 6 ? 1 : max(0.25, 1 - Float(contrast - 6) / 40)
-                let offset = Self.bayer[pattern + (x & 7)] * spread * strength * flatness
-                let dr = min(max(Int((Float(r) + offset).rounded()), 0), 255)
-                let dg = min(max(Int((Float(g) + offset).rounded()), 0), 255)
-                let db = min(max(Int((Float(b) + offset).rounded()), 0), 255)
-                target[row + x] = palette[nearest(dr, dg, db)]
+    /// Ordered dither offsets in sRGB levels: 9 strengths (0/8 ... 8/8 of ``spread``) x 64
+    /// pattern positions.
+    private var offsets: [Int32] {
+        var table: [Int32] = []
+        for level in 0...8 {
+            for threshold in Self.bayer {
+                table.append(Int32((threshold * spread * Float(level) / 8).rounded()))
             }
         }
+        return table
+    }
+
+    private mutating func mapOrdered(
+        _ source: [UInt32], width: Int, height: Int, previousSource: [UInt32]?, displayed: [UInt32], dithered: Bool,
+        into target: inout [UInt32]
+    ) {
+        let offsets = offsets
+        let palette = palette
+        let exact = exact
+        let unchanged = previousSource ?? []
+        var mapper = self
+        defer { self = mapper }
+        source.withUnsafeBufferPointer { src in
+            displayed.withUnsafeBufferPointer { shown in
+                unchanged.withUnsafeBufferPointer { before in
+                    offsets.withUnsafeBufferPointer { offsets in
+                        target.withUnsafeMutableBufferPointer { out in
+                            var lastPixel: UInt32 = 0
+                            var lastExact: UInt32? = nil
+                            for y in 0..<height {
+                                let row = y * width
+                                let pattern = (y & 7) * 8
+                                for x in 0..<width {
+                                    let position = row + x
+                                    let pixel = src[position]
+                                    if pixel == 0 { continue }
+                                    let kept = shown[position]
+                                    // A pixel that did not change keeps what is shown.
+                                    if kept != 0 && !before.isEmpty && before[position] == pixel {
+                                        out[position] = kept
+                                        continue
+                                    }
+                                    if pixel != lastPixel {
+                                        lastPixel = pixel
+                                        lastExact = exact.index(of: pixel).map { palette[Int($0)] }
+                                    }
+                                    var chosen: UInt32
+                                    if let lastExact {
+                                        chosen = lastExact
+                                    } else {
+                                        let (r, g, b) = GIFPixel.channels(pixel)
+                                        chosen = palette[mapper.nearest(r, g, b)]
+                                        if dithered && Self.distanceSquared(chosen, pixel) > 3 {
+                                            // Local contrast against the right and lower neighbours.
+                                            var contrast = 0
+                                            if x + 1 < width, src[position + 1] != 0 {
+                                                contrast = Self.difference(pixel, src[position + 1])
+                                            }
+                                            if y + 1 < height, src[position + width] != 0 {
+                                                contrast = max(contrast, Self.difference(pixel, src[position + width]))
+                                            }
+                                            let level = contrast <= 6 ? 8 : max(2, 8 - (contrast - 6) / 5)
+                                            let offset = Int(offsets[level * 64 + pattern + (x & 7)])
+                                            chosen =
+                                                palette[
+                                                    mapper.nearest(
+                                                        min(max(r + offset, 0), 255), min(max(g + offset, 0), 255),
+                                                        min(max(b + offset, 0), 255))]
+                                        }
+                                    }
+                                    if kept != 0 && chosen != kept
+                                        && Self.distanceSquared(kept, pixel) <= Self.distanceSquared(chosen, pixel)
+                                    {
+                                        chosen = kept
+                                    }
+                                    out[position] = chosen
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The largest difference of one channel between two packed colours.
+    @inline(__always)
+    private static func difference(_ p: UInt32, _ q: UInt32) -> Int {
+        let (r1, g1, b1) = GIFPixel.channels(p)
+        let (r2, g2, b2) = GIFPixel.channels(q)
+        return max(abs(r1 - r2), abs(g1 - g2), abs(b1 - b2))
     }
 
     private mutating func mapDiffused(_ source: [UInt32], width: Int, height: Int, into target: inout [UInt32]) {

@@ -171,11 +171,22 @@ struct GIFWriter {
             if !fits {
                 if !transparent { analysis.hasTransparency = analysis.hasTransparency || pixels.contains(0) }
                 var histogram = analysis.histogram ?? GIFHistogram()
-                // Changed pixels count for their time on screen, unchanged ones a tenth of it.
+                // Changed pixels count for their time on screen, unchanged ones (still on screen,
+                // but already mapped) a tenth of it, sampled one in 8.
                 let weight = Double(max(delay, 2))
-                for (position, pixel) in pixels.enumerated() where pixel != 0 {
-                    let changed = previous.map { $0[position] != pixel } ?? true
-                    histogram.add(pixel, weight: changed ? weight : weight / 10)
+                let before = previous ?? []
+                pixels.withUnsafeBufferPointer { now in
+                    before.withUnsafeBufferPointer { then in
+                        for position in 0..<now.count {
+                            let pixel = now[position]
+                            if pixel == 0 { continue }
+                            if then.isEmpty || then[position] != pixel {
+                                histogram.add(pixel, weight: weight)
+                            } else if position & 7 == 0 {
+                                histogram.add(pixel, weight: weight * 0.8)
+                            }
+                        }
+                    }
                 }
                 analysis.histogram = histogram
             }
