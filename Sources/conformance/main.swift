@@ -150,9 +150,9 @@ func compare(entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frame
     }
     if expectedFrames > 1 {
         let expectedLoops = entry["loops"] as? Int
-        if info.loopCount != expectedLoops {
+        if info.loopValue != expectedLoops {
             problems.append(
-                "loop value \(info.loopCount.map(String.init) ?? "none"), expected \(expectedLoops.map(String.init) ?? "none")"
+                "loop value \(info.loopValue.map(String.init) ?? "none"), expected \(expectedLoops.map(String.init) ?? "none")"
             )
         }
     }

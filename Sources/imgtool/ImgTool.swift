@@ -5,7 +5,7 @@ import ArgumentParser
 struct ImgTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imgtool",
-        abstract: "Decode, play and composite PNG, APNG and GIF images.",
+        abstract: "Decode, play, composite and convert images (imgtool formats lists which).",
         discussion: """
             Exit status: 0 on success, 1 when an input is bad or an operation failed (the error \
             names the input), 64 for a usage error.
@@ -13,6 +13,7 @@ struct ImgTool: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             AnimateCommand.self, MergeCommand.self, ConvertCommand.self, InfoCommand.self, FramesCommand.self,
+            FormatsCommand.self,
         ]
     )
 }

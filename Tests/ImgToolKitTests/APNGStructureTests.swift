@@ -44,7 +44,7 @@ struct APNGStructureTests {
         var builder = Self.hiddenDefault()
         builder.plays = plays
         let (info, _) = try APNGBuilder.decodeAll(builder.build())
-        #expect(info.loopCount == Int(plays))
+        #expect(info.loopValue == Int(plays))
         #expect(info.plays == Int(plays))
     }
 

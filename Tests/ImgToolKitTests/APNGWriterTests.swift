@@ -70,7 +70,7 @@ struct APNGWriterTests {
             #expect(info.format == .apng)
             #expect(info.colorType == (opaque ? .rgb : .rgba))
             #expect(info.bitDepth == (depth == .eight ? 8 : 16))
-            #expect(info.plays == 3 && info.loopCount == 3)
+            #expect(info.plays == 3 && info.loopValue == 3)
             #expect(info.frames.map(\.delay) == delays)
             #expect(decoded.count == frames.count)
             for (index, (expected, actual)) in zip(frames, decoded).enumerated() {

@@ -37,7 +37,7 @@ struct AnimationAPITests {
         defer { try? FileManager.default.removeItem(at: url) }
         let counter = Deliveries()
         let clock = ManualClock()
-        let status = await animateImage(at: url, options: AnimationOptions(loopCount: 3), clock: clock) {
+        let status = await animateImage(at: url, options: AnimationOptions(plays: 3), clock: clock) {
             index, image, _ in
             counter.frames.append(
                 AnimationFrame(
@@ -142,7 +142,7 @@ struct AnimationAPITests {
         let url = try #require(URL(string: "http://127.0.0.1:1/anim.png"))
         let fetcher = FakeFetcher([url.absoluteString: try StillPNG.make()])
         let scheduler = ImageFrameScheduler(
-            url: url, options: AnimationOptions(loopCount: 0), clock: ManualClock(), fetcher: fetcher)
+            url: url, options: AnimationOptions(plays: 0), clock: ManualClock(), fetcher: fetcher)
         let seen = Deliveries()
         let handler: @MainActor @Sendable (Int, PixelBuffer, inout Bool) -> Void = { index, image, _ in
             seen.frames.append(
@@ -216,7 +216,7 @@ struct AnimationAPITests {
     func framesBreak() async throws {
         let source = FakeFrameSource(delaysMs: [30, 30, 30], plays: 0)
         var indices: [Int] = []
-        for try await frame in AnimationFrames(input: .source(source, name: "fake"), clock: ManualClock()) {
+        for try await frame in AnimationFrames(source: source, clock: ManualClock()) {
             indices.append(frame.index)
             if indices.count == 4 { break }
         }
@@ -229,7 +229,7 @@ struct AnimationAPITests {
         let source = FakeFrameSource(delaysMs: [30, 30, 30], plays: 0)
         let consumer = Task {
             var count = 0
-            for try await _ in AnimationFrames(input: .source(source, name: "fake"), clock: ManualClock()) {
+            for try await _ in AnimationFrames(source: source, clock: ManualClock()) {
                 count += 1
                 if count == 5 { withUnsafeCurrentTask { $0?.cancel() } }
             }

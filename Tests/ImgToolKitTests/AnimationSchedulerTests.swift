@@ -48,7 +48,7 @@ struct AnimationSchedulerTests {
     @MainActor func startIndex() async throws {
         let clock = ManualClock()
         let source = FakeFrameSource(delaysMs: [100, 100, 100, 100])
-        let (_, frames) = try await record(source, options: AnimationOptions(startIndex: 2, loopCount: 2), clock: clock)
+        let (_, frames) = try await record(source, options: AnimationOptions(startIndex: 2, plays: 2), clock: clock)
         #expect(frames.map(\.index) == [2, 3, 0, 1, 2, 3])
         #expect(frames.map(\.play) == [0, 0, 1, 1, 1, 1])
         #expect(frames.map(\.deadline.milliseconds) == [0, 100, 200, 300, 400, 500])
@@ -77,7 +77,7 @@ struct AnimationSchedulerTests {
     }
 
     @Test("the file's plays count, and the loop count overrides it; each play gets a new reader")
-    @MainActor func loopCount() async throws {
+    @MainActor func plays() async throws {
         let filePlays = FakeFrameSource(delaysMs: [50, 50], plays: 2)
         let (report, frames) = try await record(filePlays, clock: ManualClock())
         #expect(frames.map(\.play) == [0, 0, 1, 1])
@@ -85,7 +85,7 @@ struct AnimationSchedulerTests {
         #expect(filePlays.recorder.snapshot.readersMade == 2)
 
         let overridden = FakeFrameSource(delaysMs: [50, 50], plays: 2)
-        let (_, three) = try await record(overridden, options: AnimationOptions(loopCount: 3), clock: ManualClock())
+        let (_, three) = try await record(overridden, options: AnimationOptions(plays: 3), clock: ManualClock())
         #expect(three.map(\.index) == [0, 1, 0, 1, 0, 1])
         #expect(overridden.recorder.snapshot.readersMade == 3)
         #expect(overridden.recorder.snapshot.readersAlive == 0)
@@ -260,7 +260,7 @@ struct AnimationPlanTests {
         arguments: [
             AnimationOptions(speed: 0), AnimationOptions(speed: .infinity),
             AnimationOptions(delayTime: .milliseconds(-1)),
-            AnimationOptions(loopCount: -1), AnimationOptions(startIndex: -1),
+            AnimationOptions(plays: -1), AnimationOptions(startIndex: -1),
         ])
     func invalidOptions(options: AnimationOptions) {
         #expect(throws: ImgToolError.self) { try options.validate() }

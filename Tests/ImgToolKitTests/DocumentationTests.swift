@@ -16,7 +16,7 @@ struct DocumentationTests {
         let seen = Locked<[Int]>([])
         let status = await animateImage(
             at: URL(fileURLWithPath: folder + "/spinner.png"),
-            options: AnimationOptions(delayTime: .milliseconds(1), loopCount: 12, latePolicy: .wait)
+            options: AnimationOptions(delayTime: .milliseconds(1), plays: 12, latePolicy: .wait)
         ) { index, frame, stop in
             seen.withLock { $0.append(frame.width) }
             if seen.withLock({ $0.count }) == 10 { stop = true }
@@ -47,6 +47,21 @@ struct DocumentationTests {
         #expect(digests.count == 1)
     }
 
+    @Test("Architecture: open any input, write it through the registry")
+    func architectureExample() async throws {
+        let folder = try MergeFixtures.temporaryFolder("doc-architecture")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try MergeFixtures.write(MergeAnimationTests.movingSquare(count: 3, delay: 5), to: folder + "/anim.gif")
+        // The article's code, with the folder in front of each name.
+        let registry = CodecRegistry.standard
+        let source = try await ImageInput(folder + "/anim.gif").open()
+        let output = try ImageOutput(path: folder + "/anim.png", registry: registry)
+        try await output.write(source)
+
+        let written = try ImageSource(contentsOf: folder + "/anim.png")
+        #expect(written.info.format == .apng && written.info.frameCount == 3)
+    }
+
     @Test("Merging: an animated overlay written as an APNG")
     func mergingExample() async throws {
         let folder = try MergeFixtures.temporaryFolder("doc-merge")
@@ -59,9 +74,7 @@ struct DocumentationTests {
         let result = try await ImageMerger().merge(
             background: try ImageInput(folder + "/photo.png"), overlays: [try ImageInput(folder + "/sticker.gif")])
         if let animation = result.animation {
-            try await AtomicFileWriter.write(to: folder + "/merged.png") { (fd) async throws(ImgToolError) in
-                try await animation.writeAPNG(toFileDescriptor: fd)
-            }
+            try await ImageOutput(path: folder + "/merged.png").write(animation)
         }
 
         let info = try ImageSource(contentsOf: folder + "/merged.png").info

@@ -20,14 +20,14 @@ struct GIFSourceTests {
     @Test("no loop extension: no loop value, one play")
     func noLoop() throws {
         let info = try ImageSource(data: Self.animation(frames: 2), name: "a.gif").info
-        #expect(info.loopCount == nil)
+        #expect(info.loopValue == nil)
         #expect(info.plays == 1)
     }
 
     @Test("a loop value N means N + 1 plays, 0 forever", arguments: [(0, 0), (1, 2), (5, 6), (65535, 65536)])
     func loopValues(_ value: Int, _ plays: Int) throws {
         let info = try ImageSource(data: Self.animation(frames: 2) { $0.loop(value) }, name: "a.gif").info
-        #expect(info.loopCount == value)
+        #expect(info.loopValue == value)
         #expect(info.plays == plays)
     }
 
@@ -36,7 +36,7 @@ struct GIFSourceTests {
         let info = try ImageSource(
             data: Self.animation(frames: 2) { $0.loop(3, identifier: "ANIMEXTS1.0") }, name: "a.gif"
         ).info
-        #expect(info.loopCount == 3)
+        #expect(info.loopValue == 3)
     }
 
     @Test("the first loop block wins, even one after the first frame")
@@ -48,7 +48,7 @@ struct GIFSourceTests {
         gif.loop(2)
         gif.image(width: 1, height: 1, indices: [2])
         let info = try ImageSource(data: gif.build(), name: "a.gif").info
-        #expect(info.loopCount == 7)
+        #expect(info.loopValue == 7)
         #expect(info.plays == 8)
     }
 
@@ -59,7 +59,7 @@ struct GIFSourceTests {
             gif.comment([Array("hello".utf8), Array("world".utf8)])
         }
         let info = try ImageSource(data: bytes, name: "a.gif").info
-        #expect(info.loopCount == nil)
+        #expect(info.loopValue == nil)
         #expect(info.frameCount == 2)
     }
 

@@ -11,7 +11,7 @@ import Foundation
 ///   - url: a `file:` URL or an `http:`/`https:` URL.
 ///   - options: start index, delay and loop overrides, timing policies. Default: as the file says.
 ///   - clock: where time comes from. Default `ContinuousClock()`.
-///   - fetcher: fetches http(s) URLs. Default ``URLSessionDataFetcher``.
+///   - fetcher: fetches http(s) URLs. Default a ``URLSessionFetcher``.
 ///   - handler: called on the main actor with the frame index, the composited canvas, and a
 ///     stop flag; set it to `true` and no further frame is delivered.
 /// - Returns: ``AnimationStatus/ok`` when the animation ended or was stopped; otherwise the
@@ -22,10 +22,10 @@ import Foundation
 @discardableResult
 public func animateImage(
     at url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-    fetcher: any AnimationDataFetcher = URLSessionDataFetcher(),
+    fetcher: any DataFetching = URLSessionFetcher(),
     handler: @escaping @MainActor @Sendable (Int, PixelBuffer, inout Bool) -> Void
 ) async -> AnimationStatus {
-    await animate(.url(url), options: options, clock: clock, fetcher: fetcher, handler: handler)
+    await animate(.url(url, fetcher: fetcher), options: options, clock: clock, handler: handler)
 }
 
 /// Plays the animated image in `data`, calling `handler` on the main actor with each frame, as
@@ -43,19 +43,17 @@ public func animateImage(
     data: [UInt8], options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
     handler: @escaping @MainActor @Sendable (Int, PixelBuffer, inout Bool) -> Void
 ) async -> AnimationStatus {
-    await animate(
-        .data(data, name: "data"), options: options, clock: clock, fetcher: URLSessionDataFetcher(), handler: handler)
+    await animate(.input(ImageInput(data: data), fetcher: nil), options: options, clock: clock, handler: handler)
 }
 
 /// Prepares `input` and plays it; every error becomes a status.
 func animate(
-    _ input: AnimationInput, options: AnimationOptions, clock: any Clock<Duration>,
-    fetcher: any AnimationDataFetcher,
+    _ origin: PlaybackOrigin, options: AnimationOptions, clock: any Clock<Duration>,
     handler: @escaping @MainActor @Sendable (Int, PixelBuffer, inout Bool) -> Void
 ) async -> AnimationStatus {
     do {
         try options.validate()
-        let source = try await input.prepare(limits: options.limits, fetcher: fetcher)
+        let source = try await origin.open(limits: options.limits)
         let report = try await play(source, options: options, clock: clock) { frame, stop in
             handler(frame.index, frame.content, &stop)
         }

@@ -10,19 +10,17 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     /// A frame with its index, play, deadline and lateness.
     public typealias Element = AnimationFrame<PixelBuffer>
 
-    /// Where the image comes from.
-    public let input: AnimationInput
     /// How it is played.
     public let options: AnimationOptions
+    private let origin: PlaybackOrigin
     private let clock: any Clock<Duration>
-    private let fetcher: any AnimationDataFetcher
 
     /// The frames of the image at `url` (a `file:` or `http(s):` URL).
     public init(
         url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-        fetcher: any AnimationDataFetcher = URLSessionDataFetcher()
+        fetcher: any DataFetching = URLSessionFetcher()
     ) {
-        self.init(input: .url(url), options: options, clock: clock, fetcher: fetcher)
+        self.init(origin: .url(url, fetcher: fetcher), options: options, clock: clock)
     }
 
     /// The frames of the image in `data`.
@@ -30,35 +28,49 @@ public struct AnimationFrames: AsyncSequence, Sendable {
         data: [UInt8], name: String = "data", options: AnimationOptions = AnimationOptions(),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.init(input: .data(data, name: name), options: options, clock: clock, fetcher: URLSessionDataFetcher())
+        self.init(origin: .input(ImageInput(data: data, name: name), fetcher: nil), options: options, clock: clock)
     }
 
-    /// The frames of `input`.
+    /// The frames of `input` (a path, URL, standard input or bytes).
+    /// - Parameters:
+    ///   - input: the image.
+    ///   - options: how to play. Default: as the file says.
+    ///   - clock: where time comes from. Default `ContinuousClock()`.
+    ///   - fetcher: fetches http(s) inputs. Default a ``URLSessionFetcher``.
     public init(
-        input: AnimationInput, options: AnimationOptions = AnimationOptions(),
-        clock: any Clock<Duration> = ContinuousClock(),
-        fetcher: any AnimationDataFetcher = URLSessionDataFetcher()
+        input: ImageInput, options: AnimationOptions = AnimationOptions(),
+        clock: any Clock<Duration> = ContinuousClock(), fetcher: (any DataFetching)? = nil
     ) {
-        self.input = input
+        self.init(origin: .input(input, fetcher: fetcher), options: options, clock: clock)
+    }
+
+    /// The frames of an image already opened.
+    public init(
+        source: any FrameSource, options: AnimationOptions = AnimationOptions(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(origin: .source(source), options: options, clock: clock)
+    }
+
+    private init(origin: PlaybackOrigin, options: AnimationOptions, clock: any Clock<Duration>) {
+        self.origin = origin
         self.options = options
         self.clock = clock
-        self.fetcher = fetcher
     }
 
     /// Starts playback and returns the iterator that receives its frames.
     public func makeAsyncIterator() -> Iterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Element.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(1))
-        let input = self.input
+        let origin = self.origin
         let options = self.options
         let clock = self.clock
-        let fetcher = self.fetcher
         // The sequence hands frames to a consumer in another task, so playback needs a task of
         // its own; ending the iteration (or cancelling its task) cancels it.
         let playback = Task {
             do throws(ImgToolError) {
                 try options.validate()
-                let source = try await input.prepare(limits: options.limits, fetcher: fetcher)
+                let source = try await origin.open(limits: options.limits)
                 let report = try await play(source, options: options, clock: clock) { frame, _ in
                     continuation.yield(frame)
                 }

@@ -16,7 +16,7 @@ public struct AnimationOptions: Sendable, Hashable {
     /// `kCGImageAnimationLoopCount`, which counts plays too). Default `nil`: the file's
     /// ``ImageInfo/plays`` (a GIF without a loop extension plays once, a NETSCAPE loop value N
     /// plays N + 1 times, an APNG `num_plays` N plays N times).
-    public var loopCount: Int?
+    public var plays: Int?
     /// How stored delays are clamped. Default ``DelayPolicy/browser``.
     public var delayPolicy: DelayPolicy
     /// What happens to frames that are ready too late. Default ``LatePolicy/drop``.
@@ -30,13 +30,13 @@ public struct AnimationOptions: Sendable, Hashable {
 
     /// Creates options; every parameter has the documented default.
     public init(
-        startIndex: Int = 0, delayTime: Duration? = nil, loopCount: Int? = nil,
+        startIndex: Int = 0, delayTime: Duration? = nil, plays: Int? = nil,
         delayPolicy: DelayPolicy = .browser, latePolicy: LatePolicy = .drop, speed: Double = 1,
         depth: SampleDepth = .eight, limits: DecodingLimits = .default
     ) {
         self.startIndex = startIndex
         self.delayTime = delayTime
-        self.loopCount = loopCount
+        self.plays = plays
         self.delayPolicy = delayPolicy
         self.latePolicy = latePolicy
         self.speed = speed
@@ -45,7 +45,7 @@ public struct AnimationOptions: Sendable, Hashable {
     }
 
     /// Checks the options that need no image: ``speed`` positive and finite, ``delayTime`` and
-    /// ``loopCount`` not negative, ``startIndex`` not negative.
+    /// ``plays`` not negative, ``startIndex`` not negative.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option.
     public func validate() throws(ImgToolError) {
         guard speed.isFinite, speed > 0 else {
@@ -54,9 +54,9 @@ public struct AnimationOptions: Sendable, Hashable {
         if let delayTime, delayTime < .zero {
             throw ImgToolError(.invalidArgument, "delay time must not be negative, not \(delayTime)")
         }
-        if let loopCount, loopCount < 0 {
+        if let plays, plays < 0 {
             throw ImgToolError(
-                .invalidArgument, "loop count counts plays and must be 0 (forever) or more, not \(loopCount)")
+                .invalidArgument, "plays must be 0 (forever) or more, not \(plays)")
         }
         guard startIndex >= 0 else {
             throw ImgToolError(.invalidArgument, "start index must not be negative, not \(startIndex)")

@@ -37,7 +37,7 @@ public struct AnimationPlan: Sendable, Hashable {
             let chosen = options.delayTime ?? options.delayPolicy.effectiveDelay(frame.delay, format: info.format)
             return options.speed == 1 ? chosen : chosen / options.speed
         }
-        let requested = options.loopCount ?? max(info.plays, 0)
+        let requested = options.plays ?? max(info.plays, 0)
         plays = requested == 0 && effectiveDelays.allSatisfy({ $0 == .zero }) ? 1 : requested
     }
 

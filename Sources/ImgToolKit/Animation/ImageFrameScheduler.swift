@@ -13,8 +13,7 @@ import Foundation
 public final class ImageFrameScheduler {
     /// How the image is played.
     public let options: AnimationOptions
-    /// Where the image comes from.
-    public let input: AnimationInput
+    private let origin: PlaybackOrigin
     /// The status of the last playback that ended, or `nil` while none has.
     public private(set) var status: AnimationStatus?
     /// The error behind a status other than ``AnimationStatus/ok``, naming the input.
@@ -23,7 +22,6 @@ public final class ImageFrameScheduler {
     public private(set) var isRunning = false
 
     private let clock: any Clock<Duration>
-    private let fetcher: any AnimationDataFetcher
     private var preparation: Task<Result<any FrameSource, ImgToolError>, Never>?
     private var preparedFailure: ImgToolError?
     private var playback: Task<Void, Never>?
@@ -35,15 +33,14 @@ public final class ImageFrameScheduler {
     ///   - url: the image.
     ///   - options: how to play. Default: as the file says.
     ///   - clock: where time comes from. Default `ContinuousClock()`.
-    ///   - fetcher: fetches http(s) URLs. Default ``URLSessionDataFetcher``.
+    ///   - fetcher: fetches http(s) URLs. Default a ``URLSessionFetcher``.
     public init(
         url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-        fetcher: any AnimationDataFetcher = URLSessionDataFetcher()
+        fetcher: any DataFetching = URLSessionFetcher()
     ) {
-        self.input = .url(url)
+        self.origin = .url(url, fetcher: fetcher)
         self.options = options
         self.clock = clock
-        self.fetcher = fetcher
     }
 
     /// Creates a scheduler for the image in `data`; nothing is parsed yet.
@@ -56,10 +53,9 @@ public final class ImageFrameScheduler {
         data: [UInt8], name: String = "data", options: AnimationOptions = AnimationOptions(),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.input = .data(data, name: name)
+        self.origin = .input(ImageInput(data: data, name: name), fetcher: nil)
         self.options = options
         self.clock = clock
-        self.fetcher = URLSessionDataFetcher()
     }
 
     /// Creates a scheduler for an image already prepared (any ``FrameSource``).
@@ -72,10 +68,9 @@ public final class ImageFrameScheduler {
         source: some FrameSource, name: String, options: AnimationOptions = AnimationOptions(),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.input = .source(source, name: name)
+        self.origin = .source(source)
         self.options = options
         self.clock = clock
-        self.fetcher = URLSessionDataFetcher()
     }
 
     /// Starts playing, calling `frameHandler` on the main actor with each frame index, canvas and
@@ -159,12 +154,11 @@ public final class ImageFrameScheduler {
     }
 
     private func makePreparation() -> Task<Result<any FrameSource, ImgToolError>, Never> {
-        let input = self.input
+        let origin = self.origin
         let limits = options.limits
-        let fetcher = self.fetcher
         return Task {
             do throws(ImgToolError) {
-                return .success(try await input.prepare(limits: limits, fetcher: fetcher))
+                return .success(try await origin.open(limits: limits))
             } catch {
                 return .failure(error)
             }

@@ -69,45 +69,14 @@ extension ImageCodec {
     }
 }
 
-/// What a codec can do, as `imgtool formats` lists it.
-public struct CodecCapabilities: OptionSet, Sendable, Hashable {
-    /// The raw bits.
-    public let rawValue: Int
-
-    /// Creates capabilities from raw bits.
-    public init(rawValue: Int) {
-        self.rawValue = rawValue
+extension ImageCodec {
+    /// Encodes every frame of `source` in memory, as ``write(_:into:options:progress:)`` does.
+    /// - Throws: as ``write(_:into:options:progress:)``.
+    public func encode(_ source: any FrameSource, options: ImageWriteOptions = ImageWriteOptions())
+        async throws(ImgToolError) -> [UInt8]
+    {
+        var sink = ByteSink()
+        try await write(source, into: &sink, options: options, progress: nil)
+        return sink.bytes
     }
-
-    /// Decodes files of the format.
-    public static let read = CodecCapabilities(rawValue: 1 << 0)
-    /// Decodes every frame of an animated file (not only the first).
-    public static let readAnimation = CodecCapabilities(rawValue: 1 << 1)
-    /// Writes still images.
-    public static let write = CodecCapabilities(rawValue: 1 << 2)
-    /// Writes animations, every frame with its delay and the number of plays.
-    public static let writeAnimation = CodecCapabilities(rawValue: 1 << 3)
-    /// Writes transparency (full or one-bit alpha); without it, frames are flattened onto
-    /// ``ImageWriteOptions/background`` (white by default).
-    public static let writeAlpha = CodecCapabilities(rawValue: 1 << 4)
-}
-
-/// How an input is decoded, beyond the limits: options a codec honours where they apply.
-public struct DecodingOptions: Sendable, Hashable {
-    /// Turn images upright as their EXIF orientation (tag 0x0112) says, where the format
-    /// carries one that viewers apply (JPEG). Default `true`; `--no-auto-orient` turns it off.
-    public var autoOrient: Bool
-    /// A size the caller will scale the image down to; a decoder that can produce a smaller image
-    /// cheaply (JPEG's DCT scaling to 1/2, 1/4, 1/8) may return one no smaller than this in either
-    /// dimension. `nil` (the default): full size.
-    public var minimumSize: PixelSize?
-
-    /// Creates decoding options; every parameter has the documented default.
-    public init(autoOrient: Bool = true, minimumSize: PixelSize? = nil) {
-        self.autoOrient = autoOrient
-        self.minimumSize = minimumSize
-    }
-
-    /// The defaults: upright, full size.
-    public static let `default` = DecodingOptions()
 }

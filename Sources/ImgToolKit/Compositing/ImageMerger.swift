@@ -67,11 +67,11 @@ public struct ImageMerger: Sendable {
             let images = layers.indices.map { layers[$0].takeImage() }
             layers = []
             let image = await Self.composite(
-                images, onto: consume canvas, placement: placement, probe: loader.workProbe)
+                images, onto: consume canvas, placement: placement)
             return Result(image: image, backgroundInfo: info, skipped: skipped)
         }
         let firstFrame = await Self.composite(
-            layers.map(\.image), onto: base.image, placement: placement, probe: loader.workProbe)
+            layers.map(\.image), onto: base.image, placement: placement)
         let animation = try MergedAnimation(
             background: base, overlays: layers, firstFrame: firstFrame, placement: placement,
             limits: loader.options.limits)
@@ -113,10 +113,8 @@ public struct ImageMerger: Sendable {
     /// Composites on the global concurrent executor, whatever actor the caller is on.
     @concurrent
     static func composite(
-        _ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement,
-        probe: (@Sendable (String, String) -> Void)? = nil
+        _ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement
     ) async -> PixelBuffer {
-        defer { probe?("composite", "") }
-        return OverlayCompositor.composite(overlays, onto: consume canvas, placement: placement)
+        OverlayCompositor.composite(overlays, onto: consume canvas, placement: placement)
     }
 }

@@ -63,8 +63,8 @@ public struct MergeTimeline: Sendable, Hashable {
         guard bound <= Double(maxFrames) else {
             throw ImgToolError(
                 .tooLarge,
-                "merging these animations on one timeline could give up to \(Self.describe(bound)) frames in \(period), over the limit of \(maxFrames) (--max-frames)"
-            )
+                "merging these animations on one timeline could give up to \(Self.describe(bound)) frames in \(period), over the limit of \(maxFrames)",
+                limit: .frames)
         }
         // Every instant at which some input shows a new frame, within [0, period).
         var points: Set<Duration> = [.zero]

@@ -1,14 +1,15 @@
 /// The result of merging images when one or more of them is animated: the merged frames,
-/// composited on demand in order.
+/// composited on demand in order, as a ``FrameSource`` (written by any codec, played like a file).
 ///
 /// The merged animation has one frame per interval of ``timeline`` (every input keeps its own
 /// timing, as browsers play it; see ``MergeTimeline``), the background's size, and plays as often
 /// as its longest input does (``plays``). Each frame is composited exactly as a still merge is
 /// (``OverlayCompositor``), from the frame each input shows during that interval.
 ///
-/// Nothing is decoded until ``makeFrameReader()``; a reader keeps one frame reader per animated
+/// Nothing is decoded until ``makeFrameReader(depth:)``; a reader keeps one frame reader per animated
 /// input (one canvas each), so memory is bounded by the canvases, not by the number of frames.
-public struct MergedAnimation: Sendable {
+/// Frame 0, which the merge already composited, is not composited again.
+public struct MergedAnimation: FrameSource {
     /// One input of the merge: a still image's pixels, or an animation's source.
     struct Layer: Sendable {
         var name: String
@@ -20,7 +21,14 @@ public struct MergedAnimation: Sendable {
     public let timeline: MergeTimeline
     /// How many times the merged animation plays, 0 meaning forever. Default: as often as the
     /// longest input plays (the one whose play defines the timeline's length).
-    public var plays: Int
+    public var plays: Int {
+        get { info.plays }
+        set { info.plays = newValue }
+    }
+    /// The merged image: the background's size, one frame per timeline segment (each the whole
+    /// canvas, drawn with source blending), RGB when ``isOpaque`` and RGBA otherwise, at ``depth``;
+    /// no loop value is stored, ``ImageInfo/plays`` is ``plays``.
+    public private(set) var info: ImageInfo
     /// Canvas width (the background's).
     public let width: Int
     /// Canvas height (the background's).
@@ -33,6 +41,8 @@ public struct MergedAnimation: Sendable {
 
     let layers: [Layer]
     let placement: OverlayPlacement
+    /// Every input's frame 0 merged: the first merged frame.
+    let firstFrame: PixelBuffer
 
     /// Builds the merge of `background` and `overlays` (at least one of them animated).
     /// - Parameters:
@@ -54,7 +64,6 @@ public struct MergedAnimation: Sendable {
             infos, delayPolicy: Self.delayPolicy, foldingAtOrBelow: Self.shortestClamped, maxFrames: limits.maxFrames)
         try limits.checkAnimation(
             frames: timeline.frameCount, width: background.info.width, height: background.info.height)
-        plays = infos[timeline.longestInput].plays
         width = background.info.width
         height = background.info.height
         depth = firstFrame.depth
@@ -64,6 +73,18 @@ public struct MergedAnimation: Sendable {
                 name: input.name, still: input.animation == nil ? input.image : nil, source: input.animation)
         }
         self.placement = placement
+        self.firstFrame = firstFrame
+        let (width, height, timeline) = (width, height, timeline)
+        info = ImageInfo(
+            format: background.info.format, width: width, height: height, bitDepth: depth == .sixteen ? 16 : 8,
+            colorType: isOpaque ? .rgb : .rgba,
+            frames: timeline.segments.enumerated().map { index, segment in
+                FrameInfo(
+                    index: index, delay: segment.duration,
+                    region: FrameRegion(x: 0, y: 0, width: width, height: height),
+                    disposal: .none, blend: .source)
+            },
+            plays: infos[timeline.longestInput].plays)
     }
 
     /// How inputs' delays are read: as browsers play them (a delay of 10 ms or less is 100 ms),
@@ -78,99 +99,8 @@ public struct MergedAnimation: Sendable {
     public var frameCount: Int { timeline.frameCount }
 
     /// Makes a one-shot reader of the merged frames, in order from the first.
-    public func makeFrameReader() -> MergedFrameReader {
-        MergedFrameReader(animation: self)
-    }
-
-    /// Composites every merged frame and writes them as an APNG to `fileDescriptor` (not closed
-    /// here): RGB when ``isOpaque``, RGBA otherwise, at ``depth``. Frames are composited in the
-    /// calling task and compressed on the other cores meanwhile (``APNGWriter/append(from:progress:)``).
-    /// - Parameters:
-    ///   - fileDescriptor: where the bytes go, as they are produced.
-    ///   - encoder: zlib level and strategy. Default: chosen per frame.
-    ///   - progress: called with the number of frames written so far, after each one. Default: none.
-    /// - Throws: ``ImgToolError``: a decoding error naming the input, `writeFailed`, `cancelled`.
-    public func writeAPNG(
-        toFileDescriptor fileDescriptor: Int32, encoder: PNGEncoder = PNGEncoder(),
-        progress: (@Sendable (Int) -> Void)? = nil
-    ) async throws(ImgToolError) {
-        try await write(into: ByteSink(fileDescriptor: fileDescriptor), encoder: encoder, progress: progress)
-    }
-
-    /// Composites every merged frame and returns them encoded as an APNG.
-    /// - Parameter encoder: zlib level and strategy. Default: chosen per frame.
-    /// - Throws: ``ImgToolError``: a decoding error naming the input, `cancelled`.
-    public func encodedAPNG(encoder: PNGEncoder = PNGEncoder()) async throws(ImgToolError) -> [UInt8] {
-        try await write(into: ByteSink(), encoder: encoder, progress: nil)
-    }
-
-    @discardableResult
-    private func write(into sink: ByteSink, encoder: PNGEncoder, progress: (@Sendable (Int) -> Void)?)
-        async throws(ImgToolError) -> [UInt8]
-    {
-        let writer = try APNGWriter(
-            sink: sink, width: width, height: height, frameCount: frameCount, plays: plays,
-            layout: .trueColor(alpha: !isOpaque, depth: depth),
-            encoder: encoder)
-        let reader = makeFrameReader()
-        try await writer.append(from: reader.nextFrame, progress: progress)
-        try writer.finish()
-        return writer.data
-    }
-}
-
-/// Composites the frames of a ``MergedAnimation`` in order.
-///
-/// A reader is a one-shot object used inside one task and never shared; it keeps one
-/// ``FrameReader`` per animated input, started again from frame 0 when that input loops.
-public final class MergedFrameReader {
-    private let animation: MergedAnimation
-    private var readers: [(any FrameReader)?]
-    private var shown: [Frame?]
-    private var next = 0
-
-    init(animation: MergedAnimation) {
-        self.animation = animation
-        readers = animation.layers.map { _ in nil }
-        shown = animation.layers.map { _ in nil }
-    }
-
-    /// Composites the next merged frame.
-    /// - Returns: the frame's canvas and how long it shows, or `nil` after the last one.
-    /// - Throws: ``ImgToolError`` naming the input whose frame failed to decode (`corrupt`,
-    ///   `truncated`, `tooLarge`), or `cancelled` when the task was cancelled.
-    public func nextFrame() throws(ImgToolError) -> (image: PixelBuffer, delay: Duration)? {
-        let segments = animation.timeline.segments
-        guard next < segments.count else { return nil }
-        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before merged frame \(next)") }
-        let segment = segments[next]
-        var images: [PixelBuffer] = []
-        images.reserveCapacity(animation.layers.count)
-        for (position, layer) in animation.layers.enumerated() {
-            images.append(try image(of: layer, at: position, frame: segment.frames[position]))
-        }
-        next += 1
-        let background = images.removeFirst()
-        let canvas = OverlayCompositor.composite(images, onto: background, placement: animation.placement)
-        return (canvas, segment.duration)
-    }
-
-    /// Frame `index` of the layer at `position`: the still image, or the animation's frame,
-    /// reading on from the last one shown (or from frame 0 again when it looped).
-    private func image(of layer: MergedAnimation.Layer, at position: Int, frame index: Int) throws(ImgToolError)
-        -> PixelBuffer
-    {
-        if let still = layer.still { return still }
-        guard let source = layer.source else { preconditionFailure("a layer is a still image or an animation") }
-        if let current = shown[position], current.index == index { return current.image }
-        if readers[position] == nil || (shown[position]?.index ?? -1) > index {
-            shown[position] = nil
-            readers[position] = try source.makeFrameReader(depth: nil)
-        }
-        while let frame = try readers[position]?.nextFrame() {
-            shown[position] = frame
-            if frame.index == index { return frame.image }
-        }
-        throw ImgToolError(.truncated, "the data ends before frame \(index)", input: layer.name)
+    /// - Parameter depth: the depth of the frames returned; `nil` gives ``depth``.
+    public func makeFrameReader(depth: SampleDepth?) -> any FrameReader {
+        MergedFrameReader(animation: self, depth: depth)
     }
 }

@@ -101,8 +101,8 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         } else if let declared, declared > maxBytes {
             failure = ImgToolError(
                 .tooLarge,
-                "Content-Length is \(declared) bytes, over the limit of \(maxBytes); raise it with --max-bytes",
-                input: name)
+                "Content-Length is \(declared) bytes, over the limit of \(maxBytes)",
+                input: name, limit: .bytes)
         }
         state.withLock {
             $0.status = status
@@ -122,8 +122,8 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if $0.body.count + data.count > maxBytes {
                 $0.failure = ImgToolError(
                     .tooLarge,
-                    "body passed the limit of \(maxBytes) bytes while downloading; raise it with --max-bytes",
-                    input: name)
+                    "body passed the limit of \(maxBytes) bytes while downloading",
+                    input: name, limit: .bytes)
                 $0.body = []
                 return nil
             }

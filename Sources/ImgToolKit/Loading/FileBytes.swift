@@ -47,7 +47,8 @@ enum FileBytes {
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
             if bytes.count > maxBytes {
-                throw ImgToolError(.tooLarge, "file is over the limit of \(maxBytes) bytes", input: path)
+                throw ImgToolError(
+                    .tooLarge, "file is over the limit of \(maxBytes) bytes", input: path, limit: .bytes)
             }
         }
         return bytes
@@ -77,7 +78,8 @@ enum FileBytes {
         let declared = Int(status.st_size)
         if declared > maxBytes {
             close(fd)
-            throw ImgToolError(.tooLarge, "file is \(declared) bytes, over the limit of \(maxBytes)", input: path)
+            throw ImgToolError(
+                .tooLarge, "file is \(declared) bytes, over the limit of \(maxBytes)", input: path, limit: .bytes)
         }
         return (fd, declared)
     }

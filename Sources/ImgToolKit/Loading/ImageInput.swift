@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where an image comes from: a local path, a `file://` URL, an `http(s)://` URL or standard input.
+/// Where an image comes from: a local path, a `file://` URL, an `http(s)://` URL, standard input,
+/// or bytes already in memory.
 ///
 /// Parse one from what the user typed with ``init(_:)``; ``name`` keeps that text exactly, so
 /// every error can say which input failed. The format is never taken from the name: it is sniffed
@@ -14,6 +15,8 @@ public struct ImageInput: Sendable, Hashable, CustomStringConvertible {
         case remote(URL)
         /// Standard input (named `-`), read to its end.
         case standardInput
+        /// A whole file already in memory.
+        case memory([UInt8])
     }
 
     /// The text as the user gave it; errors name the input with it.
@@ -64,18 +67,23 @@ public struct ImageInput: Sendable, Hashable, CustomStringConvertible {
         self.location = location
     }
 
-    /// The name as given.
-    public var description: String { name }
+    /// An input for the whole file in `data`, named `name` in errors.
+    public init(data: [UInt8], name: String = "data") {
+        self.init(name: name, location: .memory(data))
+    }
 
-    /// The key under which identical inputs are coalesced: the absolute URL for a remote input
-    /// (so the same URL named twice is fetched once), the path for a file.
-    var coalescingKey: String {
-        switch location {
-        case .file(let path): "file:" + path
-        case .remote(let url): url.absoluteString
-        case .standardInput: "stdin"
+    /// An input for a `file:` or `http(s):` URL, named by its path (a file) or its text.
+    /// - Throws: ``ImgToolError`` `invalidArgument` for another scheme or a malformed URL.
+    public init(url: URL) throws(ImgToolError) {
+        if url.isFileURL {
+            self.init(name: url.path, location: .file(path: url.path))
+        } else {
+            try self.init(url.absoluteString)
         }
     }
+
+    /// The name as given.
+    public var description: String { name }
 
     /// The lowercased scheme of `text` when it starts like `scheme://`, else `nil`.
     ///

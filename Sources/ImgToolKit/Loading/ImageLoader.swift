@@ -23,9 +23,13 @@ public struct ImageLoader: Sendable {
         public var keepGoing: Bool
         /// Decoding limits, checked before pixel memory is allocated.
         public var limits: DecodingLimits
-        /// Largest input accepted, in bytes, for files and standard input (remote inputs are
-        /// capped by the fetcher's own `maxBytes`). Default 512 MiB.
+        /// Largest input accepted, in bytes: files, standard input, memory and downloads (a
+        /// fetcher may have a cap of its own too). Default ``ImageInput/defaultMaxBytes``.
         public var maxBytes: Int
+        /// Orientation and shrink-on-load, for the codecs that have them. Default: upright, full size.
+        public var decoding: DecodingOptions
+        /// The codecs asked. Default ``CodecRegistry/standard``.
+        public var registry: CodecRegistry
         /// Depth of the decoded pixels; `nil` (the default) keeps each file's (16-bit PNG files
         /// give 16-bit buffers, others 8-bit).
         public var depth: SampleDepth?
@@ -33,14 +37,16 @@ public struct ImageLoader: Sendable {
         /// Creates options; every parameter has the documented default.
         public init(
             maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount, keepGoing: Bool = false,
-            limits: DecodingLimits = .default, maxBytes: Int = URLSessionFetcher.defaultMaxBytes,
-            depth: SampleDepth? = nil
+            limits: DecodingLimits = .default, maxBytes: Int = ImageInput.defaultMaxBytes,
+            depth: SampleDepth? = nil, decoding: DecodingOptions = .default, registry: CodecRegistry = .standard
         ) {
             self.maxConcurrent = max(1, maxConcurrent)
             self.keepGoing = keepGoing
             self.limits = limits
             self.maxBytes = maxBytes
             self.depth = depth
+            self.decoding = decoding
+            self.registry = registry
         }
     }
 
@@ -49,10 +55,6 @@ public struct ImageLoader: Sendable {
     let fetcher: any DataFetching
     let observer: (@Sendable (LoadEvent) -> Void)?
     let coalescer = FetchCoalescer()
-    /// Called with a stage name ("decode", "composite") and the input's name from inside the
-    /// `@concurrent` function doing that work, once it is done; tests use it to check that the
-    /// work runs while the main actor is busy.
-    let workProbe: (@Sendable (String, String) -> Void)?
 
     /// Creates a loader.
     /// - Parameters:
@@ -63,17 +65,9 @@ public struct ImageLoader: Sendable {
         fetcher: any DataFetching = URLSessionFetcher(), options: Options = Options(),
         observer: (@Sendable (LoadEvent) -> Void)? = nil
     ) {
-        self.init(fetcher: fetcher, options: options, observer: observer, workProbe: nil)
-    }
-
-    init(
-        fetcher: any DataFetching, options: Options, observer: (@Sendable (LoadEvent) -> Void)?,
-        workProbe: (@Sendable (String, String) -> Void)?
-    ) {
         self.fetcher = fetcher
         self.options = options
         self.observer = observer
-        self.workProbe = workProbe
     }
 
     /// Loads every input, in input order.
@@ -166,7 +160,9 @@ public struct ImageLoader: Sendable {
         return (filled, firstFailure)
     }
 
-    /// Reads, fetches or receives one input's bytes and decodes them, reporting each state.
+    /// Opens one input (``ImageInput/open(limits:decoding:maxBytes:fetcher:registry:progress:)``,
+    /// fetching a URL once however many inputs name it) and decodes its first frame, reporting
+    /// each state.
     func loadOne(_ input: ImageInput, index: Int) async -> Result<LoadedImage, ImgToolError> {
         let report: @Sendable (LoadState) -> Void = { [observer] state in
             observer?(LoadEvent(index: index, name: input.name, state: state))
@@ -174,19 +170,11 @@ public struct ImageLoader: Sendable {
         report(.loading(bytesSoFar: 0, total: nil))
         do throws(ImgToolError) {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
-            let image: LoadedImage
-            switch input.location {
-            case .file(let path):
-                // A still PNG file is decoded straight from disk: its bytes are never held whole.
-                image = try await Self.decode(
-                    fileAt: path, name: input.name, maxBytes: options.maxBytes, limits: options.limits,
-                    depth: options.depth, probe: workProbe)
-            case .standardInput:
-                image = try await decode(received: standardInputBytes(name: input.name), input: input, report: report)
-            case .remote(let url):
-                let bytes = try await fetch(url, name: input.name, report: report)
-                image = try await decode(received: bytes, input: input, report: report)
-            }
+            let source = try await input.open(
+                limits: options.limits, decoding: options.decoding, maxBytes: options.maxBytes,
+                fetcher: CoalescingFetcher(base: fetcher, coalescer: coalescer), registry: options.registry,
+                progress: { report(.loading(bytesSoFar: $0.bytesSoFar, total: $0.total)) })
+            let image = try await Self.firstFrame(of: source, depth: options.depth)
             report(.loaded(image.info))
             return .success(image)
         } catch {
@@ -196,76 +184,37 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    /// Decodes bytes read from standard input or fetched, once their count is reported.
-    private func decode(
-        received bytes: [UInt8], input: ImageInput, report: @Sendable (LoadState) -> Void
-    ) async throws(ImgToolError) -> LoadedImage {
-        report(.loading(bytesSoFar: bytes.count, total: bytes.count))
-        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled", input: input.name) }
-        return try await Self.decode(
-            bytes, name: input.name, limits: options.limits, depth: options.depth, probe: workProbe)
-    }
-
-    /// All of standard input, up to the byte limit; errors name `name` (`-`).
-    private func standardInputBytes(name: String) throws(ImgToolError) -> [UInt8] {
-        do throws(ImgToolError) {
-            return try FileBytes.read("/dev/stdin", maxBytes: options.maxBytes)
-        } catch {
-            var renamed = error
-            renamed.input = name
-            throw renamed
-        }
-    }
-
-    /// The body at `url`, fetched once however many inputs name it, reporting progress.
-    private func fetch(
-        _ url: URL, name: String, report: @escaping @Sendable (LoadState) -> Void
-    ) async throws(ImgToolError) -> [UInt8] {
-        let fetcher = self.fetcher
-        return try await coalescer.bytes(for: url.absoluteString) { () async throws(ImgToolError) -> [UInt8] in
-            try await fetcher.fetch(url, name: name) { progress in
-                report(.loading(bytesSoFar: progress.bytesSoFar, total: progress.total))
-            }
-        }
-    }
-
     static func remoteKey(_ input: ImageInput) -> String? {
         if case .remote(let url) = input.location { return url.absoluteString }
         return nil
     }
 
-    /// Opens and decodes `bytes` on the global concurrent executor, whatever actor the caller is on.
-    ///
-    /// A still image keeps only its pixels; an animation keeps its source too (see ``LoadedImage``).
+    /// Decodes the first frame on the global concurrent executor, whatever actor the caller is
+    /// on; an animation keeps its source for later frames.
     @concurrent
-    static func decode(
-        _ bytes: [UInt8], name: String, limits: DecodingLimits, depth: SampleDepth?,
-        probe: (@Sendable (String, String) -> Void)? = nil
-    ) async throws(ImgToolError) -> LoadedImage {
-        defer { probe?("decode", name) }
-        return try firstFrame(of: ImageSource(data: bytes, name: name, limits: limits), name: name, depth: depth)
-    }
-
-    /// Opens and decodes the file at `path` on the global concurrent executor; errors name `name`.
-    @concurrent
-    static func decode(
-        fileAt path: String, name: String, maxBytes: Int, limits: DecodingLimits, depth: SampleDepth?,
-        probe: (@Sendable (String, String) -> Void)? = nil
-    ) async throws(ImgToolError) -> LoadedImage {
-        defer { probe?("decode", name) }
-        let source = try ImageSource(contentsOf: path, name: name, maxBytes: maxBytes, limits: limits)
-        return try firstFrame(of: source, name: name, depth: depth)
-    }
-
-    /// Decodes the first frame; an animation keeps its source for later frames.
-    private static func firstFrame(of source: ImageSource, name: String, depth: SampleDepth?) throws(ImgToolError)
-        -> LoadedImage
-    {
+    static func firstFrame(of source: ImageSource, depth: SampleDepth?) async throws(ImgToolError) -> LoadedImage {
         let reader = try source.makeFrameReader(depth: depth)
         guard let first = try reader.nextFrame() else {
-            throw ImgToolError(.corrupt, "the image has no frames", input: name)
+            throw ImgToolError(.corrupt, "the image has no frames", input: source.name)
         }
         let info = source.info
-        return LoadedImage(name: name, info: info, image: first.image, animation: info.isAnimated ? source : nil)
+        return LoadedImage(
+            name: source.name, info: info, image: first.image, animation: info.isAnimated ? source : nil)
+    }
+}
+
+/// Fetches through a loader's ``FetchCoalescer``: the same URL asked for by several inputs is
+/// fetched once.
+private struct CoalescingFetcher: DataFetching {
+    let base: any DataFetching
+    let coalescer: FetchCoalescer
+
+    func fetch(
+        _ url: URL, name: String, progress: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws(ImgToolError) -> [UInt8] {
+        let base = self.base
+        return try await coalescer.bytes(for: url.absoluteString) { () async throws(ImgToolError) -> [UInt8] in
+            try await base.fetch(url, name: name, progress: progress)
+        }
     }
 }

@@ -66,18 +66,8 @@ public struct URLSessionFetcher: DataFetching {
         let task = session.dataTask(with: request)
         let timeout = timeout
         do {
-            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask { try await delegate.run(task) }
-                group.addTask {
-                    try await delegate.watch(idleTimeout: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                while let result = try await group.next() {
-                    if let bytes = result { return bytes }
-                }
-                throw ImgToolError(.cancelled, "cancelled", input: name)
-            }
+            return try await race(
+                { try await delegate.run(task) }, cancelledWhen: { try await delegate.watch(idleTimeout: timeout) })
         } catch let error as ImgToolError {
             throw error.naming(name)
         } catch {

@@ -20,7 +20,7 @@ public struct ImageInfo: Sendable, Hashable {
     public var frames: [FrameInfo]
     /// The raw loop value stored in the file: GIF NETSCAPE2.0 loop count, APNG `num_plays`;
     /// 0 means forever; `nil` when the file has none.
-    public var loopCount: Int?
+    public var loopValue: Int?
     /// How many times the animation plays: 0 means forever. A GIF without a loop extension
     /// plays once; a GIF loop value N means N repeats, so N + 1 plays; an APNG `num_plays` N
     /// means N plays.
@@ -40,7 +40,7 @@ public struct ImageInfo: Sendable, Hashable {
     public init(
         format: ImageFormat, width: Int, height: Int, bitDepth: Int, colorType: ColorType,
         isInterlaced: Bool = false, color: ColorMetadata = ColorMetadata(), frames: [FrameInfo],
-        loopCount: Int? = nil, plays: Int = 1, isComplete: Bool = true, warnings: [String] = []
+        loopValue: Int? = nil, plays: Int = 1, isComplete: Bool = true, warnings: [String] = []
     ) {
         self.format = format
         self.width = width
@@ -50,7 +50,7 @@ public struct ImageInfo: Sendable, Hashable {
         self.isInterlaced = isInterlaced
         self.color = color
         self.frames = frames
-        self.loopCount = loopCount
+        self.loopValue = loopValue
         self.plays = plays
         self.isComplete = isComplete
         self.warnings = warnings

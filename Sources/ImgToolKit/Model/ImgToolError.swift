@@ -38,6 +38,21 @@ public struct ImgToolError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The underlying library's or system's own text, kept verbatim.
     public var cause: String?
+    /// For a `tooLarge` error, which limit was passed; its value and the declared size are in
+    /// the ``message``. A command line adds the option that raises it.
+    public var limit: Limit?
+
+    /// The limits a `tooLarge` error can name.
+    public enum Limit: String, Sendable, Hashable, CaseIterable {
+        /// ``DecodingLimits/maxPixels``: pixels in one canvas or frame.
+        case pixels
+        /// ``DecodingLimits/maxFrames``: frames in one animation.
+        case frames
+        /// ``DecodingLimits/maxTotalPixels``: frames times canvas.
+        case totalPixels
+        /// The byte limit of an input (a file, standard input or a download).
+        case bytes
+    }
 
     /// Creates an error.
     /// - Parameters:
@@ -45,11 +60,13 @@ public struct ImgToolError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - message: one sentence saying what is wrong, with evidence.
     ///   - input: the path or URL as the user gave it.
     ///   - cause: the underlying library's or system's own text.
-    public init(_ code: Code, _ message: String, input: String? = nil, cause: String? = nil) {
+    ///   - limit: for `tooLarge`, the limit that was passed.
+    public init(_ code: Code, _ message: String, input: String? = nil, cause: String? = nil, limit: Limit? = nil) {
         self.code = code
         self.message = message
         self.input = input
         self.cause = cause
+        self.limit = limit
     }
 
     /// One line: `input: message (cause)`.

@@ -47,7 +47,7 @@ extension FrameSource {
             try sink.append(try encoder.encode(image))
             return
         }
-        var analysis = PNGLayout.Analysis()
+        var analysis = PNGLayout.Analysis(knownOpaque: isOpaque)
         let first = try makeFrameReader(depth: depth)
         while !analysis.isSettled, let frame = try first.nextFrame() {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }

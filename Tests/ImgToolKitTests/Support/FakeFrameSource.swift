@@ -43,7 +43,7 @@ struct FakeFrameSource: FrameSource {
                 disposal: .none, blend: .source)
         }
         info = ImageInfo(
-            format: format, width: 4, height: 2, bitDepth: 8, colorType: .palette, frames: frames, loopCount: nil,
+            format: format, width: 4, height: 2, bitDepth: 8, colorType: .palette, frames: frames, loopValue: nil,
             plays: plays, isComplete: isComplete)
         colors = delaysMs.indices.map { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0), 0, 255] }
         self.failAt = failAt
@@ -105,7 +105,7 @@ enum StillPNG {
 }
 
 /// A fetcher that answers from a table and counts requests.
-final class FakeFetcher: AnimationDataFetcher {
+final class FakeFetcher: DataFetching {
     let bodies: [String: [UInt8]]
     private let count = Locked(0)
 
@@ -113,11 +113,14 @@ final class FakeFetcher: AnimationDataFetcher {
 
     var requests: Int { count.withLock { $0 } }
 
-    func data(for url: URL) async throws(ImgToolError) -> [UInt8] {
+    func fetch(
+        _ url: URL, name: String, progress: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws(ImgToolError) -> [UInt8] {
         count.withLock { $0 += 1 }
         guard let body = bodies[url.absoluteString] else {
-            throw ImgToolError(.notFound, "the server answered HTTP 404", input: url.absoluteString)
+            throw ImgToolError(.notFound, "the server answered HTTP 404", input: name)
         }
+        progress(FetchProgress(bytesSoFar: body.count, total: body.count))
         return body
     }
 }

@@ -49,7 +49,7 @@ struct APNGSource: FrameSource {
                     index: index, delay: frame.control.delay, region: region, disposal: frame.control.disposal,
                     blend: frame.control.blend)
             }
-            info.loopCount = control.plays
+            info.loopValue = control.plays
             info.plays = control.plays
             info.defaultImageOutsideAnimation = !(frames.first?.isDefaultImage ?? false)
             self.frames = frames

@@ -166,48 +166,20 @@ public final class APNGWriter {
         from nextFrame: () throws(ImgToolError) -> (image: PixelBuffer, delay: Duration)?,
         progress: ((Int) -> Void)? = nil
     ) async throws(ImgToolError) {
-        let inFlightLimit = max(availableProcessors, 2)
-        let failure: ImgToolError? = await withTaskGroup(of: (Int, Result<CompressedFrame, ImgToolError>).self) {
-            group in
-            var done: [Int: CompressedFrame] = [:]
-            var staged = 0
-            var committed = 0
-            var inFlight = 0
-            // Writes, in order, every compressed frame that is next in line.
-            func collect(_ finished: (Int, Result<CompressedFrame, ImgToolError>)?) throws(ImgToolError) {
-                guard let (index, result) = finished else { return }
-                inFlight -= 1
-                done[index] = try result.get()
-                while let next = done.removeValue(forKey: committed) {
-                    try commit(next)
-                    committed += 1
-                    progress?(framesWritten)
+        try await withOrderedWindow(
+            width: max(availableProcessors, 2),
+            produce: { () throws(ImgToolError) -> StagedFrame? in
+                guard let (image, delay) = try nextFrame() else { return nil }
+                if Task.isCancelled {
+                    throw ImgToolError(.cancelled, "cancelled while writing frame \(framesWritten)")
                 }
-            }
-            do throws(ImgToolError) {
-                while let (image, delay) = try nextFrame() {
-                    if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(staged)") }
-                    let frame = try stage(image, delay: delay)
-                    let index = staged
-                    staged += 1
-                    if inFlight == inFlightLimit { try collect(await group.next()) }
-                    group.addTask {
-                        do throws(ImgToolError) {
-                            return (index, .success(try frame.compressed()))
-                        } catch {
-                            return (index, .failure(error))
-                        }
-                    }
-                    inFlight += 1
-                }
-                while inFlight > 0 { try collect(await group.next()) }
-                return nil
-            } catch {
-                group.cancelAll()
-                return error
-            }
-        }
-        if let failure { throw failure }
+                return try stage(image, delay: delay)
+            },
+            work: { (frame) async throws(ImgToolError) in try frame.compressed() },
+            consume: { (frame) throws(ImgToolError) in
+                try commit(frame)
+                progress?(framesWritten)
+            })
     }
 
     /// A frame ready to compress: the rectangle to store and its pixels.

@@ -4,11 +4,11 @@
 /// (as gifsicle and browsers read it). A file without one plays once.
 struct GIFLoopExtension: Sendable, Hashable {
     /// The loop value as stored, 0 to 65535.
-    var loopCount: Int
+    var value: Int
 
     /// Creates a loop extension.
-    init(loopCount: Int) {
-        self.loopCount = loopCount
+    init(value: Int) {
+        self.value = value
     }
 
     /// Parses an application extension from its data sub-blocks (without length bytes): the
@@ -19,16 +19,16 @@ struct GIFLoopExtension: Sendable, Hashable {
         guard blocks.count >= 2, Self.identifiers.contains(blocks[0]) else { return nil }
         let data = blocks[1]
         guard data.count >= 3, data[0] == 1 else { return nil }
-        loopCount = Int(data[1]) | Int(data[2]) << 8
+        value = Int(data[1]) | Int(data[2]) << 8
     }
 
     /// How many times the animation plays: 0 means forever, N means N + 1.
-    var plays: Int { loopCount == 0 ? 0 : loopCount + 1 }
+    var plays: Int { value == 0 ? 0 : value + 1 }
 
     /// The whole extension as stored: `21 FF 0B NETSCAPE2.0 03 01 lo hi 00`.
     var serialized: [UInt8] {
         [0x21, 0xFF, 0x0B] + Array("NETSCAPE2.0".utf8)
-            + [0x03, 0x01, UInt8(truncatingIfNeeded: loopCount), UInt8(truncatingIfNeeded: loopCount >> 8), 0x00]
+            + [0x03, 0x01, UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), 0x00]
     }
 
     private static let identifiers: [[UInt8]] = [Array("NETSCAPE2.0".utf8), Array("ANIMEXTS1.0".utf8)]

@@ -102,7 +102,7 @@ struct GIFSource: FrameSource {
         self.info = ImageInfo(
             format: .gif, width: width, height: height, bitDepth: 8, colorType: .palette,
             isInterlaced: frames.contains { $0.isInterlaced }, frames: frames.map(\.info),
-            loopCount: loop?.loopCount, plays: loop?.plays ?? 1, isComplete: isComplete, warnings: warnings)
+            loopValue: loop?.value, plays: loop?.plays ?? 1, isComplete: isComplete, warnings: warnings)
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {

@@ -41,10 +41,18 @@ struct PNGLayout: Sendable, Hashable {
         private var eightBit = true
         private var colors = ColorSet()
         private var empty = true
+        /// Whether every image is known to be opaque before it is seen.
+        private let knownOpaque: Bool
 
-        /// Whether more images can no longer change the answer (16-bit or 8-bit RGBA with more
-        /// than 256 colours, translucent and not grey): callers may stop adding.
-        var isSettled: Bool { !gray && !opaque && (colors.overflowed || !eightBit) }
+        /// An analysis of images that are all opaque when `knownOpaque` (so it can settle on RGB
+        /// without seeing them all), or of any images.
+        init(knownOpaque: Bool = false) {
+            self.knownOpaque = knownOpaque
+        }
+
+        /// Whether more images can no longer change the answer (16-bit or 8-bit RGB(A) with more
+        /// than 256 colours, not grey, and translucent or known to be opaque): callers may stop adding.
+        var isSettled: Bool { !gray && (!opaque || knownOpaque) && (colors.overflowed || !eightBit) }
 
         /// The smallest layout holding every image added so far exactly.
         var layout: PNGLayout {

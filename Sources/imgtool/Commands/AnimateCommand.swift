@@ -6,7 +6,7 @@ import ImgToolKit
 struct AnimateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "animate",
-        abstract: "Play a GIF, APNG or PNG in the terminal, or print its frame timing.",
+        abstract: "Play an animation (or show a still image) in the terminal, or print its frame timing.",
         discussion: """
             On a terminal, frames are drawn in place on the alternate screen with 24-bit half-block \
             cells (or the kitty graphics protocol or sixel with --protocol), scaled to fit; q or \
@@ -26,7 +26,7 @@ struct AnimateCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The image: a path, or an http(s) URL.")
+    @Argument(help: "The image: a path, a file:// or http(s):// URL, or - for standard input.")
     var input: String
 
     @Option(help: "How many times to play; 0 plays forever. Default: as the file says.")
@@ -65,7 +65,7 @@ struct AnimateCommand: AsyncParsableCommand {
     @Option(name: .customLong("protocol"), help: "How to draw: auto, halfblock, kitty, sixel.")
     var graphics: GraphicsProtocol = .auto
 
-    @OptionGroup var limits: LimitOptions
+    @OptionGroup var reading: InputOptions
 
     func validate() throws {
         if let loops, loops < 0 { throw ValidationError("--loops must be 0 (forever) or more, not \(loops)") }
@@ -84,26 +84,26 @@ struct AnimateCommand: AsyncParsableCommand {
         let commandStart = ContinuousClock.now
         let source: any FrameSource
         do {
-            source = try await CommandInput.prepare(input, limits: limits.limits)
+            source = try await reading.open(input)
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(error.commandLineDescription)")
             throw ExitCode.failure
         }
         for warning in source.info.warnings { Console.error("warning: \(input): \(warning)") }
         let interactive = Terminal.outputIsTerminal && !json && !dryRun
         var options = AnimationOptions(
             startIndex: startIndex, delayTime: delay.map { .microseconds(Int64(($0 * 1_000_000).rounded())) },
-            loopCount: loops, delayPolicy: delayPolicy.policy, latePolicy: late.policy, speed: speed,
-            depth: .eight, limits: limits.limits)
+            plays: loops, delayPolicy: delayPolicy.policy, latePolicy: late.policy, speed: speed,
+            depth: .eight, limits: reading.limits)
         if loops == nil && !interactive && !dryRun && source.info.plays == 0 && source.info.isAnimated {
-            options.loopCount = 1
+            options.plays = 1
             Console.error("note: \(input) loops forever; playing it once (use --loops 0 to loop)")
         }
         let plan: AnimationPlan
         do {
             plan = try AnimationPlan(info: source.info, options: options)
         } catch {
-            Console.error("error: \(error.naming(input))")
+            Console.error("error: \(error.naming(input).commandLineDescription)")
             throw ExitCode.failure
         }
         if dryRun {
@@ -122,7 +122,7 @@ struct AnimateCommand: AsyncParsableCommand {
             Console.error(outcome.stats.summary(report: report))
         }
         if let error = outcome.error {
-            Console.error("error: \(error.naming(input))")
+            Console.error("error: \(error.naming(input).commandLineDescription)")
             throw ExitCode.failure
         }
         if let signal = outcome.signal { throw ExitCode(128 + signal) }

@@ -69,7 +69,8 @@ final class TerminalPlayer {
         var terminal = Terminal()
         terminal.enter()
         defer { terminal.restore() }
-        let input = InputWatcher(readingKeys: true)
+        // Keys come from standard input only when it is a terminal (it may be the image itself: `-`).
+        let input = InputWatcher(readingKeys: isatty(STDIN_FILENO) == 1)
         defer { input.stop() }
         var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
         await withTaskGroup(of: PlaybackOutcome?.self) { group in
@@ -172,7 +173,7 @@ final class TerminalPlayer {
         recorder.stats.record(lateness: frame.lateness)
         dropped += frame.droppedBefore
         if frame.lateness > AnimationScheduler<ContinuousClock>.lateThreshold { late += 1 }
-        let plays = options.loopCount ?? source.info.plays
+        let plays = options.plays ?? source.info.plays
         let status =
             "frame \(frame.index + 1)/\(source.info.frameCount)  loop \(frame.play + 1)/\(plays == 0 ? "∞" : String(plays))"
             + "  \(String(format1: recorder.stats.recentFPS)) fps  late \(late)  dropped \(dropped)  q quits"

@@ -98,6 +98,9 @@ public struct ImageSource: FrameSource {
     /// Format, canvas, frame table and loop count.
     public var info: ImageInfo { base.info }
 
+    /// Whether the format has no transparency (the codec's source says so).
+    public var isOpaque: Bool { base.isOpaque }
+
     /// Makes a one-shot reader that composites frames in order; its errors name ``name``.
     public func makeFrameReader(depth: SampleDepth? = nil) throws(ImgToolError) -> any FrameReader {
         do throws(ImgToolError) {

@@ -9,7 +9,7 @@ struct InfoCommand: AsyncParsableCommand {
         discussion: "With --json, prints one JSON object per file on its own line (fields in the README)."
     )
 
-    @Argument(help: "Image files (PNG, APNG, GIF).")
+    @Argument(help: "Images: paths, file:// or http(s):// URLs, or - for standard input (see imgtool formats).")
     var files: [String]
 
     @Flag(help: "Print one JSON object per file.")
@@ -21,14 +21,20 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(help: "Decode every frame and print the SHA-256 of each composited frame as 8-bit RGBA (implies --verify).")
     var hash = false
 
-    @OptionGroup var limits: LimitOptions
+    @OptionGroup var reading: InputOptions
+
+    func validate() throws {
+        guard files.filter({ $0 == "-" }).count <= 1 else {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+    }
 
     func run() async throws {
         var failed = false
         for file in files {
-            do {
-                let source = try ImageSource(contentsOf: file, limits: limits.limits)
-                let hashes = verify || hash ? try Self.decodeAll(source, hashing: hash) : []
+            do throws(ImgToolError) {
+                let source = try await reading.open(file)
+                let hashes = verify || hash ? try await Self.decodeAll(source, hashing: hash) : []
                 if json {
                     var object = Self.json(for: source.info, file: file)
                     if hash, case .object(var members) = object {
@@ -44,15 +50,17 @@ struct InfoCommand: AsyncParsableCommand {
                 }
                 for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
             } catch {
-                Console.error("error: \(error)")
+                Console.error("error: \(error.commandLineDescription)")
                 failed = true
             }
         }
         if failed { throw ExitCode.failure }
     }
 
-    /// Decodes every frame; returns each frame's RGBA8 SHA-256 when `hashing`, else nothing.
-    static func decodeAll(_ source: ImageSource, hashing: Bool) throws(ImgToolError) -> [String] {
+    /// Decodes every frame off the main actor; returns each frame's RGBA8 SHA-256 when `hashing`,
+    /// else nothing.
+    @concurrent
+    static func decodeAll(_ source: ImageSource, hashing: Bool) async throws(ImgToolError) -> [String] {
         var digests: [String] = []
         let reader = try source.makeFrameReader(depth: hashing ? .eight : nil)
         while let frame = try reader.nextFrame() {
@@ -79,7 +87,7 @@ struct InfoCommand: AsyncParsableCommand {
             "color_type": .string(info.colorType.rawValue),
             "interlaced": .bool(info.isInterlaced),
             "frames": .int(info.frameCount),
-            "loop_count": .optional(info.loopCount),
+            "loop_count": .optional(info.loopValue),
             "plays": .int(info.plays),
             "delays_ms": .array(info.frames.map { .milliseconds($0.delayMilliseconds) }),
             "duration_ms": .milliseconds(info.frames.reduce(0) { $0 + $1.delayMilliseconds }),
@@ -99,7 +107,7 @@ struct InfoCommand: AsyncParsableCommand {
         parts.append(info.frameCount == 1 ? "1 frame" : "\(info.frameCount) frames")
         if info.isAnimated {
             let plays = info.plays == 0 ? "loops forever" : info.plays == 1 ? "plays once" : "plays \(info.plays) times"
-            parts.append(plays + (info.loopCount.map { " (loop value \($0))" } ?? " (no loop value)"))
+            parts.append(plays + (info.loopValue.map { " (loop value \($0))" } ?? " (no loop value)"))
             let total = info.frames.reduce(0) { $0 + $1.delayMilliseconds }
             parts.append("\(Self.format(total)) ms per play")
         }

@@ -15,7 +15,7 @@ enum StopSignals {
         do {
             return try await cancelling(body)
         } catch let error as ImgToolError {
-            Console.error("error: \(error)")
+            Console.error("error: \(error.commandLineDescription)")
             throw ExitCode.failure
         }
     }
@@ -35,28 +35,20 @@ enum StopSignals {
             watcher.stop()
             trap.restore()
         }
-        let result = await withTaskGroup(of: Result<Value, ImgToolError>?.self) { group in
-            group.addTask {
+        let result: Result<Value, ImgToolError>? = try? await race(
+            {
                 do throws(ImgToolError) {
                     return .success(try await body())
                 } catch {
                     return .failure(error)
                 }
-            }
-            group.addTask {
+            },
+            cancelledWhen: {
                 // Ends with the first stop signal, or when cancelled because the work ended.
                 for await event in watcher.events {
-                    if case .stopSignal = event { break }
+                    if case .stopSignal = event { return }
                 }
-                return nil
-            }
-            var result: Result<Value, ImgToolError>?
-            while let finished = await group.next() {
-                if let finished { result = finished }
-                group.cancelAll()
-            }
-            return result
-        }
+            })
         switch result {
         case .success(let value):
             return value

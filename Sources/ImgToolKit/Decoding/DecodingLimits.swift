@@ -39,8 +39,8 @@ public struct DecodingLimits: Sendable, Hashable {
         if overflow || pixels > maxPixels || width < 0 || height < 0 {
             throw ImgToolError(
                 .tooLarge,
-                "\(what) is \(width)x\(height) (\(overflow ? "overflow" : String(pixels)) pixels), over the limit of \(maxPixels) pixels; raise it with --max-pixels"
-            )
+                "\(what) is \(width)x\(height) (\(overflow ? "overflow" : String(pixels)) pixels), over the limit of \(maxPixels) pixels",
+                limit: .pixels)
         }
     }
 
@@ -49,15 +49,15 @@ public struct DecodingLimits: Sendable, Hashable {
     public func checkAnimation(frames: Int, width: Int, height: Int) throws(ImgToolError) {
         if frames > maxFrames {
             throw ImgToolError(
-                .tooLarge, "animation has \(frames) frames, over the limit of \(maxFrames); raise it with --max-frames")
+                .tooLarge, "animation has \(frames) frames, over the limit of \(maxFrames)", limit: .frames)
         }
         let (canvas, overflow1) = width.multipliedReportingOverflow(by: height)
         let (total, overflow2) = canvas.multipliedReportingOverflow(by: frames)
         if overflow1 || overflow2 || total > maxTotalPixels {
             throw ImgToolError(
                 .tooLarge,
-                "animation would compose \(frames) frames of \(width)x\(height), over the limit of \(maxTotalPixels) pixels in all; raise it with --max-total-pixels"
-            )
+                "animation would compose \(frames) frames of \(width)x\(height), over the limit of \(maxTotalPixels) pixels in all",
+                limit: .totalPixels)
         }
     }
 }

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import ImgToolKit
+
+/// How every command that reads images reads them: decoding limits, the byte limit, the download
+/// timeout and orientation. Inputs are paths, `file://`, `http(s)://` URLs or `-` (standard input).
+struct InputOptions: ParsableArguments {
+    @Option(name: .customLong("max-pixels"), help: "Refuse images or frames with more pixels than this.")
+    var maxPixels: Int = DecodingLimits.default.maxPixels
+
+    @Option(name: .customLong("max-frames"), help: "Refuse animations with more frames than this.")
+    var maxFrames: Int = DecodingLimits.default.maxFrames
+
+    @Option(
+        name: .customLong("max-total-pixels"),
+        help: "Refuse animations that would compose more pixels than this in all (frames x canvas).")
+    var maxTotalPixels: Int = DecodingLimits.default.maxTotalPixels
+
+    @Option(help: "Largest input accepted, in bytes (files, standard input and downloads).")
+    var maxBytes: Int = ImageInput.defaultMaxBytes
+
+    @Option(help: "Seconds a download may go without receiving anything.")
+    var timeout: Double = 30
+
+    @Flag(help: "Keep pixels as stored instead of turning photos upright by their EXIF orientation (JPEG).")
+    var noAutoOrient = false
+
+    func validate() throws {
+        guard maxPixels > 0, maxFrames > 0, maxTotalPixels > 0 else {
+            throw ValidationError("limits must be positive")
+        }
+        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
+        guard timeout.isFinite, timeout > 0 else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
+    }
+
+    /// The decoding limits.
+    var limits: DecodingLimits {
+        DecodingLimits(maxPixels: maxPixels, maxFrames: maxFrames, maxTotalPixels: maxTotalPixels)
+    }
+
+    /// Orientation (no shrink-on-load: commands that scale ask for it themselves).
+    var decoding: DecodingOptions {
+        DecodingOptions(autoOrient: !noAutoOrient)
+    }
+
+    /// The fetcher for http(s) inputs, with the byte limit and the timeout.
+    var fetcher: URLSessionFetcher {
+        URLSessionFetcher(maxBytes: maxBytes, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+    }
+
+    /// Loader options with these limits.
+    func loaderOptions(keepGoing: Bool = false) -> ImageLoader.Options {
+        ImageLoader.Options(keepGoing: keepGoing, limits: limits, maxBytes: maxBytes, decoding: decoding)
+    }
+
+    /// Parses what the user typed; loads libcurl first when an input is an http(s) URL.
+    /// - Throws: ``ImgToolError`` naming the input as typed.
+    static func parse(_ texts: [String]) throws(ImgToolError) -> [ImageInput] {
+        let inputs = try texts.map { (text) throws(ImgToolError) in try ImageInput(text) }
+        if let remote = inputs.first(where: \.isRemote) { try CurlLibrary.load(toFetch: remote.name) }
+        return inputs
+    }
+
+    /// Reads, receives or fetches one input and opens it (no pixels decoded), off the main actor.
+    /// - Throws: ``ImgToolError`` naming the input as typed.
+    func open(_ text: String) async throws(ImgToolError) -> ImageSource {
+        let input = try ImageInput(text)
+        if input.isRemote { try CurlLibrary.load(toFetch: input.name) }
+        return try await open(input)
+    }
+
+    /// Opens a parsed input.
+    /// - Throws: ``ImgToolError`` naming the input as typed.
+    func open(_ input: ImageInput) async throws(ImgToolError) -> ImageSource {
+        try await input.open(limits: limits, decoding: decoding, maxBytes: maxBytes, fetcher: fetcher)
+    }
+}
+
+extension ImageInput {
+    /// Whether the input is fetched over http(s).
+    var isRemote: Bool {
+        if case .remote = location { return true }
+        return false
+    }
+}

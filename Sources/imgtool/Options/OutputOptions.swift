@@ -1,0 +1,111 @@
+import ArgumentParser
+import ImgToolKit
+
+/// How every command that writes images writes them: the format (from the output's extension or
+/// `--format`), replacing, and the format options, each read by the formats it applies to.
+struct OutputOptions: ParsableArguments {
+    @Option(
+        help: "The output format (png, apng, gif, ...: see imgtool formats). (default: from the output's extension)")
+    var format: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @Option(help: "How many times an animation plays; 0 plays forever. (default: as the input)")
+    var loops: Int?
+
+    @Option(help: "Sample depth written (PNG): 8, or 16 to keep 16-bit samples. (default: as the input)")
+    var depth: Int?
+
+    @Option(help: "zlib compression level (PNG), 0-9. (default: chosen per frame)")
+    var level: Int?
+
+    @Option(help: "Lossy quality, 1-100 (JPEG, WebP). (default: the format's own)")
+    var quality: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Lossless compression (WebP). (default: lossless when the input is)")
+    var lossless: Bool?
+
+    @Flag(help: "Progressive output (JPEG).")
+    var progressive = false
+
+    @Option(help: "Most colours per palette, 2-256 (GIF).")
+    var colors: Int = 256
+
+    @Option(help: "How colours a palette cannot hold are approximated (GIF).")
+    var dither: ImageWriteOptions.Dither = .ordered
+
+    @Option(help: "Alpha at or above this is opaque, below it transparent, 0-255 (GIF).")
+    var alphaThreshold: Int = 128
+
+    @Option(
+        help: "Flatten onto this colour (#rrggbb or a name); formats without transparency use white. (default: none)"
+    )
+    var background: RGBAColor?
+
+    func validate() throws {
+        if let loops, loops < 0 { throw ValidationError("--loops must be 0 (forever) or more, not \(loops)") }
+        if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
+        if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
+        if let quality, !(1...100).contains(quality) {
+            throw ValidationError("--quality must be 1-100, not \(quality)")
+        }
+        guard (2...256).contains(colors) else { throw ValidationError("--colors must be 2-256, not \(colors)") }
+        guard (0...255).contains(alphaThreshold) else {
+            throw ValidationError("--alpha-threshold must be 0-255, not \(alphaThreshold)")
+        }
+    }
+
+    /// The writer for `path`.
+    /// - Throws: `ValidationError` (a usage error) when no format can be written there; the
+    ///   message lists the formats that can.
+    func output(_ path: String) throws -> ImageOutput {
+        do throws(ImgToolError) {
+            return try ImageOutput(path: path, format: format, replacesExisting: force)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The format options.
+    var writeOptions: ImageWriteOptions {
+        ImageWriteOptions(
+            plays: loops, depth: depth.map { $0 == 16 ? .sixteen : .eight }, compressionLevel: level, quality: quality,
+            lossless: lossless, progressive: progressive, colors: colors, dither: dither,
+            alphaThreshold: alphaThreshold, background: background)
+    }
+
+    /// Refuses to write an animation with a codec that writes stills only (a usage error that
+    /// names the formats that can hold it), and prints the writer's notes (flattened alpha).
+    /// - Throws: `ValidationError`.
+    func prepare(_ source: any FrameSource, for output: ImageOutput) throws {
+        if source.info.isAnimated && !output.codec.capabilities.contains(.writeAnimation) {
+            let animated = CodecRegistry.standard.writers.filter { $0.capabilities.contains(.writeAnimation) }
+                .map(\.format.rawValue).joined(separator: ", ")
+            throw ValidationError(
+                "\(output.path): \(output.codec.format.rawValue.uppercased()) holds one image, and the result has \(source.info.frameCount) frames; write \(animated) instead"
+            )
+        }
+        for note in output.notes(for: source, options: writeOptions) { Console.error("note: \(output.path): \(note)") }
+    }
+
+    /// Writes `source` to `output`, off the main actor, with a `writing frame N of M` line on a
+    /// terminal when it takes a while.
+    /// - Throws: ``ImgToolError`` naming the input or the output.
+    func write(_ source: any FrameSource, to output: ImageOutput, verb: String) async throws(ImgToolError) {
+        let options = writeOptions
+        try await WriteProgressLine.showing(verb, frames: source.info.frameCount) {
+            (progress) async throws(ImgToolError) in
+            try await output.write(source, options: options, progress: progress)
+        }
+    }
+}
+
+extension ImageWriteOptions.Dither: ExpressibleByArgument {}
+
+extension RGBAColor: ExpressibleByArgument {
+    /// Parses `#rgb`, `#rrggbb`, `#rrggbbaa` or a colour name.
+    public init?(argument: String) {
+        self.init(parsing: argument)
+    }
+}
