@@ -18,7 +18,7 @@ private struct ArrayFrameSource: FrameSource {
         }
         info = ImageInfo(
             format: format, width: width, height: height, bitDepth: 8, colorType: .rgba, frames: frames,
-            loopCount: plays, plays: plays)
+            loopValue: plays, plays: plays)
         self.images = images
     }
 

@@ -85,7 +85,7 @@ struct GIFWriter {
             0x80 | 0x70 | UInt8(tableBits - 1), 0, 0,
         ]
         head += GIFPixel.colorTable(global, count: global.count)
-        if loops { head += GIFLoopExtension(loopCount: plays == 0 ? 0 : plays - 1).serialized }
+        if loops { head += GIFLoopExtension(value: plays == 0 ? 0 : plays - 1).serialized }
         try sink.append(head)
 
         // Pass 2: frames.
