@@ -1,25 +1,9 @@
-import ImgToolKit
+import FuzzSupport
 
-/// libFuzzer entry point: any bytes, opened through the public API and every frame decoded.
-/// Every outcome but a crash, a hang or a leak is fine: errors are expected.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzDecode.run(Array(UnsafeBufferPointer(start: data, count: size)), name: "fuzz.png")
-    return 0
-}
-
-/// libFuzzer's driver: SwiftPM names an executable's entry point `FuzzPNG_main`, so the entry
-/// point hands control to libFuzzer with the callback above.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
-@_cdecl("FuzzPNG_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments, fuzzOneInput)
+/// Any bytes, opened through the public API and every frame decoded.
+@main
+enum FuzzPNG {
+    static func main() {
+        FuzzDriver.run { FuzzDecode.run($0, name: "fuzz.png") }
+    }
 }
