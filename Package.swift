@@ -26,6 +26,18 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // libjpeg reports errors by longjmp too, so every libjpeg call goes through a C shim that
+        // owns its setjmp (see CLibJPEG/jpeg_shim.c).
+        .target(
+            name: "CLibJPEG",
+            path: "CLibJPEG",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
         // giflib reports errors by return code, so a module map is all Swift needs.
         .systemLibrary(
             name: "CGif",
@@ -45,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CGif"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -63,14 +75,22 @@ let package = Package(
             dependencies: ["ImgToolKit", "CCurlLoader"],
             swiftSettings: strictSwift
         ),
+        // What both test targets share: temporary folders, waiting on a condition, test pictures
+        // and comparing them.
+        .target(
+            name: "TestSupport",
+            dependencies: ["ImgToolKit"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "ImgToolKitTests",
-            dependencies: ["ImgToolKit"],
+            dependencies: ["ImgToolKit", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "imgtoolTests",
-            dependencies: ["imgtool"],
+            dependencies: ["imgtool", "TestSupport"],
             swiftSettings: strictSwift
         ),
     ],

@@ -3,17 +3,24 @@
 // never builds them. Build and run one with `scripts/fuzz NAME SECONDS`.
 import PackageDescription
 
-let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzMerge"]
+let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzMerge"]
 
 let package = Package(
     name: "imgtool-fuzz",
     dependencies: [.package(name: "imgtool", path: "..")],
-    targets: fuzzTargets.map { name in
-        .executableTarget(
-            name: name,
-            dependencies: [.product(name: "ImgToolKit", package: "imgtool")],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    targets: [
+        // The driver every target runs under, and the decoding body most of them share.
+        .target(
+            name: "FuzzSupport",
+            dependencies: [.product(name: "ImgToolKit", package: "imgtool")]
         )
-    },
+    ]
+        + fuzzTargets.map { name in
+            .executableTarget(
+                name: name,
+                dependencies: ["FuzzSupport", .product(name: "ImgToolKit", package: "imgtool")],
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+            )
+        },
     swiftLanguageModes: [.v6]
 )

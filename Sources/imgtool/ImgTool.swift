@@ -13,7 +13,7 @@ struct ImgTool: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             AnimateCommand.self, MergeCommand.self, ConvertCommand.self, InfoCommand.self, FramesCommand.self,
-            FormatsCommand.self,
+            FormatsCommand.self, BatchCommand.self,
         ]
     )
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Disposal, blending and decoding of APNG frames, on files built by ``APNGBuilder`` with the
 /// expected pixels worked out by hand from the APNG specification.
-@Suite("APNG composition")
+@Suite("APNG composition", .timeLimit(.minutes(5)))
 struct APNGCompositionTests {
     // Colours used below.
     static let red: [UInt8] = [255, 0, 0, 255]

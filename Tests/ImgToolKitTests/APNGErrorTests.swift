@@ -8,7 +8,7 @@ private let blue: [UInt8] = [0, 0, 255, 255]
 
 /// Broken APNGs: a broken animation falls back to the default image with a warning (the APNG
 /// specification's recommendation); a file with no image to show is a typed error naming the input.
-@Suite("APNG errors")
+@Suite("APNG errors", .timeLimit(.minutes(5)))
 struct APNGErrorTests {
     /// A 2x1 file: blue default image outside the animation, then red and green frames, each
     /// frame's data in two fdAT pieces (an empty one, then the data).

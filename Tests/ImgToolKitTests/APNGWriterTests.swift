@@ -1,22 +1,23 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// `APNGWriter` round trips through our own APNG decoder: frames, delays, plays, sub-frames.
-@Suite("APNG writer")
+@Suite("APNG writer", .timeLimit(.minutes(5)))
 struct APNGWriterTests {
     /// `count` frames of `width` x `height`: noise, then each frame changes a random rectangle
     /// (sometimes nothing, sometimes everything) of the one before.
     static func frames(
         count: Int, width: Int, height: Int, depth: SampleDepth, opaque: Bool, seed: UInt64
     ) -> [PixelBuffer] {
-        var generator = MergeFixtures.Generator(state: seed)
+        var generator = SeededRandom(seed: seed)
         func noise(_ w: Int, _ h: Int) -> PixelBuffer {
             var image =
                 depth == .eight
-                ? MergeFixtures.noise8(width: w, height: h, seed: generator.next())
-                : MergeFixtures.noise16(width: w, height: h, seed: generator.next())
+                ? TestImages.noise8(width: w, height: h, seed: generator.next())
+                : TestImages.noise16(width: w, height: h, seed: generator.next())
             if opaque {
                 switch image.samples {
                 case .rgba8(var samples):
@@ -81,7 +82,7 @@ struct APNGWriterTests {
 
     @Test("Later frames store only the rectangle that changed; an unchanged frame stores one pixel")
     func subFrames() throws {
-        var second = MergeFixtures.noise8(width: 40, height: 30, seed: 9)
+        var second = TestImages.noise8(width: 40, height: 30, seed: 9)
         let first = second
         second.draw(MergeFixtures.solid([1, 2, 3, 4], width: 5, height: 3), at: (7, 11), blend: .source)
         var third = second
@@ -105,7 +106,7 @@ struct APNGWriterTests {
     func toFileDescriptor() throws {
         let frames = Self.frames(count: 5, width: 64, height: 48, depth: .eight, opaque: false, seed: 3)
         let delays = Array(repeating: Duration.milliseconds(40), count: 5)
-        let folder = try MergeFixtures.temporaryFolder("apng-writer")
+        let folder = try makeTemporaryFolder("apng-writer")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/out.png"
         try AtomicFileWriter.write(to: path) { (fd) throws(ImgToolError) in

@@ -1,18 +1,12 @@
 import Foundation
 import Observation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 @Suite("animateImage, ImageFrameScheduler, ImageAnimator, AnimationFrames", .timeLimit(.minutes(1)))
 struct AnimationAPITests {
-    static func temporaryFile(_ bytes: [UInt8], suffix: String = ".png") throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "imgtool-anim-\(UUID().uuidString)\(suffix)")
-        try Data(bytes).write(to: url)
-        return url
-    }
-
     @Test("a still PNG delivers its one frame on the main actor and returns ok")
     @MainActor func stillPNG() async throws {
         let png = try StillPNG.make(rgba: [10, 20, 30, 255])
@@ -33,7 +27,7 @@ struct AnimationAPITests {
 
     @Test("a file URL plays; the loop count repeats a still")
     @MainActor func fileURL() async throws {
-        let url = try Self.temporaryFile(try StillPNG.make())
+        let url = URL(fileURLWithPath: try makeTemporaryFile(try StillPNG.make(), name: "still.png"))
         defer { try? FileManager.default.removeItem(at: url) }
         let counter = Deliveries()
         let clock = ManualClock()
@@ -162,7 +156,7 @@ struct AnimationAPITests {
         #expect(!scheduler.isRunning)
         let again = scheduler.start(frameHandler: handler)
         #expect(again)
-        try await waitUntil { seen.frames.count >= 8 }
+        try await yieldUntil { seen.frames.count >= 8 }
         scheduler.stop()
         let countAtStop = seen.frames.count
         for _ in 0..<50 { await Task.yield() }
@@ -207,7 +201,7 @@ struct AnimationAPITests {
         #expect(animator.framesShown == 3)
         #expect(animator.currentFrame?.pixel8(x: 0, y: 0) == [2, 2, 0, 255])
         #expect(!animator.isAnimating)
-        try await waitUntil { !changes.values.isEmpty }
+        try await yieldUntil { !changes.values.isEmpty }
         animator.stopAnimating()
         #expect(animator.status == .ok)
     }
@@ -221,7 +215,7 @@ struct AnimationAPITests {
             if indices.count == 4 { break }
         }
         #expect(indices.count == 4)
-        try await waitUntil { source.recorder.snapshot.readersAlive == 0 && source.recorder.snapshot.readersMade > 0 }
+        try await yieldUntil { source.recorder.snapshot.readersAlive == 0 && source.recorder.snapshot.readersMade > 0 }
     }
 
     @Test("AnimationFrames: cancelling the consuming task stops playback and frees the decoder")
@@ -237,7 +231,7 @@ struct AnimationAPITests {
         }
         let count = try await consumer.value
         #expect(count >= 5)
-        try await waitUntil { source.recorder.snapshot.readersAlive == 0 }
+        try await yieldUntil { source.recorder.snapshot.readersAlive == 0 }
         let decodedAfterStop = source.recorder.snapshot.decoded.count
         for _ in 0..<50 { await Task.yield() }
         #expect(source.recorder.snapshot.decoded.count == decodedAfterStop)
@@ -260,7 +254,7 @@ final class StatusBox {
 }
 
 /// Yields until `condition` holds (at most 100,000 yields: virtual time, no wall clock).
-func waitUntil(_ condition: @escaping @MainActor () -> Bool) async throws {
+func yieldUntil(_ condition: @escaping @MainActor () -> Bool) async throws {
     for _ in 0..<100_000 {
         if await condition() { return }
         await Task.yield()

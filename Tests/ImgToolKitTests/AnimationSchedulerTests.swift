@@ -211,7 +211,7 @@ struct AnimationSchedulerTests {
     }
 }
 
-@Suite("Delay policies and plans")
+@Suite("Delay policies and plans", .timeLimit(.minutes(2)))
 struct AnimationPlanTests {
     @Test(
         "effective delays",

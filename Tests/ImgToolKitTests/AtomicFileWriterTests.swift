@@ -1,15 +1,15 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
-@Suite("Atomic writes")
+@Suite("Atomic writes", .timeLimit(.minutes(2)))
 struct AtomicFileWriterTests {
     let folder: String
 
     init() throws {
-        folder = NSTemporaryDirectory() + "imgtool-atomic-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        folder = try makeTemporaryFolder("atomic")
     }
 
     private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder).sorted() }

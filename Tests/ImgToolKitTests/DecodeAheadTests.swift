@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// Decoding frames ahead on helper threads must change nothing but the speed: the same frames
 /// in the same order, the same errors at the same frame, and helpers that end.
-@Suite("Decode-ahead")
+@Suite("Decode-ahead", .timeLimit(.minutes(5)))
 struct DecodeAheadTests {
     /// A 24x16 animation of `count` frames that exercises everything composition depends on:
     /// regions of every size (some reaching past the screen), interlacing, local palettes,
@@ -101,22 +102,36 @@ struct DecodeAheadTests {
         }
     }
 
-    @Test("helpers held for the first frame start only when frame 1 is asked for")
-    func helpersWaitForFrameOne() throws {
-        let decodedFrames = Locked<[Int]>([])
-        let pipeline = DecodeAhead<Int>(frameCount: 12, helpers: 2, helpersStartAt: 1) {
-            index, _, _ throws(ImgToolError) in
-            decodedFrames.withLock { $0.append(index) }
-            return index
+    @Test(
+        "helpers held for the first frame start only when frame 1 is asked for",
+        .enabled(if: ProcessThreads.isAvailable, "needs /proc/self/task"))
+    func helpersWaitForFrameOne() async {
+        // In a child process, so that the only threads starting are this pipeline's helpers.
+        await #expect(processExitsWith: .success) {
+            let before = Set(ProcessThreads.states().keys)
+            let decodedFrames = Locked<[Int]>([])
+            let pipeline = DecodeAhead<Int>(frameCount: 12, helpers: 2, helpersStartAt: 1) {
+                index, _, _ throws(ImgToolError) in
+                decodedFrames.withLock { $0.append(index) }
+                return index
+            }
+            defer { pipeline.stop() }
+            let first = try pipeline.decoded(0, isCancelled: { false })
+            precondition(first == 0)
+            // Frame 0 is out, frame 1 not yet asked for: the helpers leave both cores to frame 0
+            // being drawn and shown. Wait until both have started and are waiting.
+            let parked = blockUntil {
+                let helpers = ProcessThreads.states().filter { !before.contains($0.key) }
+                return helpers.count >= 2 && helpers.values.allSatisfy { $0 == "S" }
+            }
+            precondition(parked, "the helpers never started, or never waited")
+            precondition(decodedFrames.withLock { $0 } == [0], "helpers decoded before frame 1 was asked for")
+            for index in 1..<12 {
+                let frame = try pipeline.decoded(index, isCancelled: { false })
+                precondition(frame == index)
+            }
+            precondition(decodedFrames.withLock { $0.sorted() } == Array(0..<12), "every frame decoded once")
         }
-        defer { pipeline.stop() }
-        #expect(try pipeline.decoded(0, isCancelled: { false }) == 0)
-        // Frame 0 is out, frame 1 not yet asked for: the helpers must leave both cores to frame 0
-        // being drawn and shown. Give them ample time to (wrongly) start.
-        Thread.sleep(forTimeInterval: 0.05)
-        #expect(decodedFrames.withLock { $0 } == [0])
-        for index in 1..<12 { #expect(try pipeline.decoded(index, isCancelled: { false }) == index) }
-        #expect(decodedFrames.withLock { $0.sorted() } == Array(0..<12))
     }
 
     @Test("frames asked for out of order are refused, not waited for")
@@ -140,13 +155,24 @@ struct DecodeAheadTests {
         #expect(error.code == .cancelled)
     }
 
-    @Test("readers released part-way through free their helpers")
-    func releasedReaders() throws {
-        let source = try GIFSource(data: Self.busyAnimation(frames: 30), limits: .default)
-        for taken in 0..<10 {
-            let reader = GIFFrameReader(source: source, depth: .eight, helpers: 2)
-            for _ in 0..<taken { _ = try reader.nextFrame() }
-            // Released here; its deinit joins the helpers, so 10 readers never pile up threads.
+    @Test(
+        "readers released part-way through free their helpers",
+        .enabled(if: ProcessThreads.isAvailable, "needs /proc/self/task"))
+    func releasedReaders() async {
+        // In a child process, so that the only threads starting are the readers' helpers.
+        await #expect(processExitsWith: .success) {
+            let source = try GIFSource(data: DecodeAheadTests.busyAnimation(frames: 30), limits: .default)
+            let before = Set(ProcessThreads.states().keys)
+            func helpers() -> Int { ProcessThreads.states().keys.filter { !before.contains($0) }.count }
+            for taken in 0..<10 {
+                do {
+                    let reader = GIFFrameReader(source: source, depth: .eight, helpers: 2)
+                    for _ in 0..<taken { _ = try reader.nextFrame() }
+                    precondition(helpers() == 2, "a reader with 2 helpers runs 2 threads")
+                }
+                // Released: its deinit stops the helpers, and their threads end.
+                precondition(blockUntil { helpers() == 0 }, "\(helpers()) helper threads outlive a reader")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
@@ -8,8 +9,7 @@ import Testing
 struct DocumentationTests {
     @Test("PlayingAnimations: animateImage with a stop flag")
     func animateImageExample() async throws {
-        let folder = NSTemporaryDirectory() + "imgtool-doc-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder("doc")
         let still = try PNGEncoder().encode(PixelBuffer(width: 3, height: 2))
         try Data(still).write(to: URL(fileURLWithPath: folder + "/spinner.png"))
 
@@ -49,7 +49,7 @@ struct DocumentationTests {
 
     @Test("Architecture: open any input, write it through the registry")
     func architectureExample() async throws {
-        let folder = try MergeFixtures.temporaryFolder("doc-architecture")
+        let folder = try makeTemporaryFolder("doc-architecture")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try MergeFixtures.write(MergeAnimationTests.movingSquare(count: 3, delay: 5), to: folder + "/anim.gif")
         // The article's code, with the folder in front of each name.
@@ -64,10 +64,10 @@ struct DocumentationTests {
 
     @Test("Merging: an animated overlay written as an APNG")
     func mergingExample() async throws {
-        let folder = try MergeFixtures.temporaryFolder("doc-merge")
+        let folder = try makeTemporaryFolder("doc-merge")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try MergeFixtures.write(
-            try MergeFixtures.png(MergeFixtures.noise8(width: 10, height: 8, seed: 4)), to: folder + "/photo.png")
+            try MergeFixtures.png(TestImages.noise8(width: 10, height: 8, seed: 4)), to: folder + "/photo.png")
         try MergeFixtures.write(MergeAnimationTests.movingSquare(count: 3, delay: 5), to: folder + "/sticker.gif")
         // The article's code, with the folder in front of each name (tests run in parallel, so
         // none may change the working directory).

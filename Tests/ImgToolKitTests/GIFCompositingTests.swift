@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// How GIF frames are composited: disposal, transparency, palettes, interlacing, clipping.
-@Suite("GIF compositing")
+@Suite("GIF compositing", .timeLimit(.minutes(5)))
 struct GIFCompositingTests {
     /// A 4x2 screen: frame 0 fills it with red, frame 1 (disposal under test) puts 2x1 of blue
     /// at (1,0), frame 2 puts 1x1 of green at (3,1) without touching the rest.
@@ -219,17 +220,5 @@ struct GIFCompositingTests {
     }
 }
 
-/// A small deterministic generator for test data (GIFTestRandom).
-struct GIFTestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The generator the GIF tests draw their data from.
+typealias GIFTestRandom = SeededRandom

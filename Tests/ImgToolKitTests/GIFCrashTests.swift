@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// Hostile GIFs must give frames or a typed error, never a crash. Each case runs in a child
 /// process (an exit test), so a trap fails one test instead of the whole run.
-@Suite("GIF crash safety")
+@Suite("GIF crash safety", .timeLimit(.minutes(5)))
 struct GIFCrashTests {
     @Test("mutated and cut animations never crash the decoder")
     func mutatedFiles() async {

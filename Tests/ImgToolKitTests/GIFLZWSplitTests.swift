@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// Cutting a frame's LZW data at a clear code and decoding both halves at once must give the
 /// same indices as one decode, and refuse to cut data it does not understand.
-@Suite("GIF LZW split")
+@Suite("GIF LZW split", .timeLimit(.minutes(5)))
 struct GIFLZWSplitTests {
     /// A one-frame GIF of `width` x `height` random indices below `colors`; the encoder writes a
     /// clear code each time its table fills, so large frames have places to cut.

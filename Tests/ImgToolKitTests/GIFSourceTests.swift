@@ -4,7 +4,7 @@ import Testing
 
 /// What a GIF source reads before decoding any pixel: frame table, delays, loop count, limits,
 /// truncation and errors.
-@Suite("GIF structure")
+@Suite("GIF structure", .timeLimit(.minutes(5)))
 struct GIFSourceTests {
     /// A 2x1 animation of `count` frames, with `extra` records before the first image.
     static func animation(frames count: Int, before extra: (inout GIFBuilder) -> Void = { _ in }) -> [UInt8] {

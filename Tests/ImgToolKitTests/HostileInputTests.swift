@@ -4,7 +4,7 @@ import Testing
 
 /// Inputs written to hurt: each must end in a typed error naming the input, or in frames of the
 /// declared size, never in a crash, a hang or an allocation the limits forbid.
-@Suite("Hostile inputs")
+@Suite("Hostile inputs", .timeLimit(.minutes(5)))
 struct HostileInputTests {
     /// Opens and decodes every frame; returns the error, if any.
     private func outcome(_ bytes: [UInt8], name: String) -> ImgToolError? {

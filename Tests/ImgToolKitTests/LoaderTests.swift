@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
@@ -30,10 +31,9 @@ struct LoaderTests {
         let fetcher = try Self.fetcher(count: 5)
         let loader = ImageLoader(fetcher: fetcher, options: .init(maxConcurrent: 2))
         async let loaded = loader.load(try Self.inputs(5))
-        // Then exactly two start
+        // Then two start (concurrently, so in either order), and no more while they are frozen:
+        // maxInFlight, checked at the end, counts every fetch that ever ran beside them
         try await fetcher.waitUntilStarted(2)
-        try await Task.sleep(for: .milliseconds(50))
-        // (the two start concurrently, so in either order)
         #expect(Set(fetcher.started) == [Self.url(0), Self.url(1)])
         #expect(fetcher.started.count == 2)
         // When they are released last first, each freeing a slot for the next input
@@ -114,7 +114,6 @@ struct LoaderTests {
         let inputs = try [Self.url(0), Self.url(1), Self.url(0), Self.url(0)].map { try ImageInput($0) }
         async let loaded = loader.load(inputs)
         try await fetcher.waitUntilStarted(2)
-        try await Task.sleep(for: .milliseconds(50))
         fetcher.release(Self.url(0))
         fetcher.release(Self.url(1))
         let images = try await loaded
@@ -181,7 +180,7 @@ struct LoaderTests {
 
     @Test("Files: missing, a folder, not an image, too large, each named")
     func fileErrors() async throws {
-        let folder = try MergeFixtures.temporaryFolder("loader")
+        let folder = try makeTemporaryFolder("loader")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try MergeFixtures.write(Array("just text".utf8), to: folder + "/text.png")
         try MergeFixtures.write(try MergeFixtures.png(Self.image(1)), to: folder + "/good.png")

@@ -1,5 +1,6 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import Testing
 /// status codes, size caps, truncation, slow and failing transfers. No network.
 @Suite("URLSession fetcher (mocked)", .timeLimit(.minutes(2)))
 struct LoaderURLSessionTests {
-    static let png: [UInt8] = (try? MergeFixtures.png(MergeFixtures.noise8(width: 16, height: 16, seed: 1))) ?? []
+    static let png: [UInt8] = (try? MergeFixtures.png(TestImages.noise8(width: 16, height: 16, seed: 1))) ?? []
 
     static func fetcher(maxBytes: Int = 1 << 20, timeout: Duration = .seconds(10)) -> URLSessionFetcher {
         URLSessionFetcher(maxBytes: maxBytes, timeout: timeout, configuration: MockURLProtocol.configuration)
@@ -139,7 +140,8 @@ struct LoaderURLSessionTests {
         let task = Task { () async throws(ImgToolError) -> [UInt8] in
             try await fetcher.fetch(target, name: url) { _ in }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Once the transfer has started (and stalled after its headers)
+        #expect(try await waitUntil { MockURLProtocol.hasStarted(url) }, "the transfer never started")
         task.cancel()
         let result = await task.result
         guard case .failure(let error as ImgToolError) = result else { Issue.record("expected cancellation"); return }
@@ -169,12 +171,13 @@ struct LoaderURLSessionTests {
         let loader = ImageLoader(fetcher: Self.fetcher())
         let error = await #expect(throws: ImgToolError.self) { try await loader.load(try ImageInput(url)) }
         #expect(error?.code == .unsupportedFormat)
-        #expect(error?.description.hasPrefix(url + ": not a PNG or GIF file") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.hasPrefix(url + ": not a PNG, GIF or JPEG file") == true, "\(String(describing: error))")
         // and a PNG from the same kind of source decodes
         let good = "http://html.mock/good.png"
         MockURLProtocol.set(good, .respond(status: 200, headers: [:], body: Self.png, chunks: 3))
         let image = try await loader.load(try ImageInput(good))
-        #expect(image.image == MergeFixtures.noise8(width: 16, height: 16, seed: 1))
+        #expect(image.image == TestImages.noise8(width: 16, height: 16, seed: 1))
     }
 }
 

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// Merges with animated inputs: the merged frames are the still merge of each input's frame on
 /// the union timeline, and the APNG written holds exactly those frames and delays.
-@Suite("Merging animations")
+@Suite("Merging animations", .timeLimit(.minutes(5)))
 struct MergeAnimationTests {
     /// A 6x4 GIF of `count` frames, each a different colour square moving right, `delay` cs each,
     /// with a transparent index so the background shows through.
@@ -26,7 +27,7 @@ struct MergeAnimationTests {
 
     /// Writes `files` into a new folder and returns their paths.
     static func write(_ files: [String: [UInt8]]) throws -> (folder: String, paths: [String: String]) {
-        let folder = try MergeFixtures.temporaryFolder("merge-animation")
+        let folder = try makeTemporaryFolder("merge-animation")
         var paths: [String: String] = [:]
         for (name, bytes) in files {
             try MergeFixtures.write(bytes, to: folder + "/" + name)
@@ -38,7 +39,7 @@ struct MergeAnimationTests {
     @Test("An animated overlay on a still background: one merged frame per overlay frame, composited exactly")
     func overlayAnimation() async throws {
         // Given a 10x8 translucent background and a 3-frame GIF overlay (40 ms, looping forever)
-        let background = MergeFixtures.noise8(width: 10, height: 8, seed: 21)
+        let background = TestImages.noise8(width: 10, height: 8, seed: 21)
         let (folder, paths) = try Self.write([
             "bg.png": try MergeFixtures.png(background), "anim.gif": Self.movingSquare(count: 3, delay: 4),
         ])
@@ -136,7 +137,7 @@ struct MergeAnimationTests {
     @Test("Overlay frames of 0 ms play as browsers show them (100 ms), not dropped")
     func zeroDelays() async throws {
         let (folder, paths) = try Self.write([
-            "bg.png": try MergeFixtures.png(MergeFixtures.noise8(width: 6, height: 4, seed: 2)),
+            "bg.png": try MergeFixtures.png(TestImages.noise8(width: 6, height: 4, seed: 2)),
             "fast.gif": Self.movingSquare(count: 3, delay: 0),
         ])
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -164,7 +165,7 @@ struct MergeAnimationTests {
         }
         // Each input is within 100 pixels in all (96 and 3 x 24), the merge is not: 3 x 96.
         let (folder2, paths2) = try Self.write([
-            "bg.png": try MergeFixtures.png(MergeFixtures.noise8(width: 12, height: 8, seed: 2)),
+            "bg.png": try MergeFixtures.png(TestImages.noise8(width: 12, height: 8, seed: 2)),
             "anim.gif": Self.movingSquare(count: 3, delay: 5),
         ])
         defer { try? FileManager.default.removeItem(atPath: folder2) }

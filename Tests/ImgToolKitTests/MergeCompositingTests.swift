@@ -1,9 +1,10 @@
 import ImgToolKit
+import TestSupport
 import Testing
 
 /// Exact values of `OverlayCompositor`: every alpha pair against a wide-integer reference,
 /// 16-bit and mixed depths, opacity, clipping at every offset, and the nine gravities.
-@Suite("Merge compositing")
+@Suite("Merge compositing", .timeLimit(.minutes(5)))
 struct MergeCompositingTests {
     /// Colours tried for every (source alpha, destination alpha) pair.
     static let colourPairs: [(Int, Int)] = {
@@ -44,12 +45,12 @@ struct MergeCompositingTests {
             for y in 0..<256 {
                 for x in 0..<256 {
                     let out = MergeReference.over(
-                        MergeFixtures.samples(overlay, x, y), MergeFixtures.samples(background, x, y), m: 255)
+                        pixelSamples(overlay, x, y), pixelSamples(background, x, y), m: 255)
                     samples.replaceSubrange((y * 256 + x) * 4..<(y * 256 + x) * 4 + 4, with: out.map { UInt8($0) })
                 }
             }
         }
-        #expect(MergeFixtures.mismatch(expected, result) == nil, "colours \(cs) over \(cd)")
+        #expect(firstDifference(expected, result) == nil, "colours \(cs) over \(cd)")
     }
 
     @Test("Hand-computed 8-bit values")
@@ -77,7 +78,7 @@ struct MergeCompositingTests {
 
     @Test("16-bit: alpha pairs from a small domain against the reference")
     func alphaPairs16() throws {
-        var generator = MergeFixtures.Generator(state: 16)
+        var generator = SeededRandom(seed: 16)
         var alphas = [0, 1, 2, 255, 256, 257, 32767, 32768, 65278, 65534, 65535]
         alphas += (0..<53).map { _ in Int.random(in: 0...65535, using: &generator) }
         let colours = [0, 1, 257, 32768, 65534, 65535]
@@ -112,20 +113,20 @@ struct MergeCompositingTests {
                     for y in 0..<n {
                         for x in 0..<n {
                             let out = MergeReference.over(
-                                MergeFixtures.samples(overlay, x, y), MergeFixtures.samples(background, x, y), m: 65535)
+                                pixelSamples(overlay, x, y), pixelSamples(background, x, y), m: 65535)
                             s.replaceSubrange((y * n + x) * 4..<(y * n + x) * 4 + 4, with: out.map { UInt16($0) })
                         }
                     }
                 }
-                #expect(MergeFixtures.mismatch(expected, result) == nil, "colours \(cs) over \(cd)")
+                #expect(firstDifference(expected, result) == nil, "colours \(cs) over \(cd)")
             }
         }
     }
 
     @Test("A 16-bit input makes the merge 16-bit; the 8-bit side is widened by 257")
     func mixedDepths() throws {
-        let background = MergeFixtures.noise8(width: 9, height: 7, seed: 1)
-        let overlay = MergeFixtures.noise16(width: 5, height: 4, seed: 2)
+        let background = TestImages.noise8(width: 9, height: 7, seed: 1)
+        let overlay = TestImages.noise16(width: 5, height: 4, seed: 2)
         let placement = try OverlayPlacement(gravity: .southEast, offsetX: -1, offsetY: 0)
         let result = OverlayCompositor.composite([overlay], onto: background, placement: placement)
         #expect(result.depth == .sixteen)
@@ -133,16 +134,16 @@ struct MergeCompositingTests {
         for y in 0..<7 {
             for x in 0..<9 {
                 let ox = x - 3, oy = y - 3  // southeast: (9-5, 7-4) = (4, 3), offset -1 -> (3, 3)
-                var expected = MergeFixtures.samples(wide, x, y)
+                var expected = pixelSamples(wide, x, y)
                 if (0..<5).contains(ox), (0..<4).contains(oy) {
-                    expected = MergeReference.over(MergeFixtures.samples(overlay, ox, oy), expected, m: 65535)
+                    expected = MergeReference.over(pixelSamples(overlay, ox, oy), expected, m: 65535)
                 }
-                #expect(MergeFixtures.samples(result, x, y) == expected, "pixel \(x),\(y)")
+                #expect(pixelSamples(result, x, y) == expected, "pixel \(x),\(y)")
             }
         }
         // And the other way round: a 16-bit background with an 8-bit overlay.
         let reversed = OverlayCompositor.composite(
-            [background], onto: MergeFixtures.noise16(width: 3, height: 3, seed: 3), placement: .centered)
+            [background], onto: TestImages.noise16(width: 3, height: 3, seed: 3), placement: .centered)
         #expect(reversed.depth == .sixteen)
     }
 
@@ -159,20 +160,20 @@ struct MergeCompositingTests {
         for a in 0..<256 {
             let faded = [200, 100, a / 2, MergeReference.faded(a, opacity: opacity, m: 255)]
             #expect(
-                MergeFixtures.samples(result, a, 0) == MergeReference.over(faded, [10, 250, 90, 128], m: 255),
+                pixelSamples(result, a, 0) == MergeReference.over(faded, [10, 250, 90, 128], m: 255),
                 "alpha \(a)")
         }
         // 16-bit
-        let overlay16 = MergeFixtures.noise16(width: 64, height: 2, seed: 9)
-        let background16 = MergeFixtures.noise16(width: 64, height: 2, seed: 10)
+        let overlay16 = TestImages.noise16(width: 64, height: 2, seed: 9)
+        let background16 = TestImages.noise16(width: 64, height: 2, seed: 10)
         let result16 = OverlayCompositor.composite([overlay16], onto: background16, placement: placement)
         for y in 0..<2 {
             for x in 0..<64 {
-                var source = MergeFixtures.samples(overlay16, x, y)
+                var source = pixelSamples(overlay16, x, y)
                 source[3] = MergeReference.faded(source[3], opacity: opacity, m: 65535)
                 #expect(
-                    MergeFixtures.samples(result16, x, y)
-                        == MergeReference.over(source, MergeFixtures.samples(background16, x, y), m: 65535))
+                    pixelSamples(result16, x, y)
+                        == MergeReference.over(source, pixelSamples(background16, x, y), m: 65535))
             }
         }
     }
@@ -187,8 +188,8 @@ struct MergeCompositingTests {
 
     @Test("Every offset from fully outside to fully inside clips exactly")
     func clippingAtEveryOffset() throws {
-        let background = MergeFixtures.noise8(width: 5, height: 4, seed: 4)
-        let overlay = MergeFixtures.noise8(width: 3, height: 2, seed: 5)
+        let background = TestImages.noise8(width: 5, height: 4, seed: 4)
+        let overlay = TestImages.noise8(width: 3, height: 2, seed: 5)
         for dy in -3...5 {
             for dx in -4...6 {
                 let placement = try OverlayPlacement(gravity: .northWest, offsetX: dx, offsetY: dy, opacity: 0.6)
@@ -196,13 +197,13 @@ struct MergeCompositingTests {
                 #expect(result.width == 5 && result.height == 4)
                 for y in 0..<4 {
                     for x in 0..<5 {
-                        var expected = MergeFixtures.samples(background, x, y)
+                        var expected = pixelSamples(background, x, y)
                         if (0..<3).contains(x - dx), (0..<2).contains(y - dy) {
-                            var source = MergeFixtures.samples(overlay, x - dx, y - dy)
+                            var source = pixelSamples(overlay, x - dx, y - dy)
                             source[3] = MergeReference.faded(source[3], opacity: 0.6, m: 255)
                             expected = MergeReference.over(source, expected, m: 255)
                         }
-                        #expect(MergeFixtures.samples(result, x, y) == expected, "offset \(dx),\(dy) pixel \(x),\(y)")
+                        #expect(pixelSamples(result, x, y) == expected, "offset \(dx),\(dy) pixel \(x),\(y)")
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,15 +10,15 @@ import Testing
 /// Real HTTP over 127.0.0.1: a server the test starts and stops itself.
 @Suite("Merge over loopback HTTP", .timeLimit(.minutes(2)))
 struct MergeLoopbackTests {
-    static let background = MergeFixtures.noise8(width: 64, height: 48, seed: 21)
-    static let overlay = MergeFixtures.noise8(width: 30, height: 20, seed: 22)
+    static let background = TestImages.noise8(width: 64, height: 48, seed: 21)
+    static let overlay = TestImages.noise8(width: 30, height: 20, seed: 22)
 
     @Test("A merge from two loopback URLs equals the same merge from files")
     func urlsEqualFiles() async throws {
         // Given the same two PNG files on disk and behind a local HTTP server
         let backgroundPNG = try MergeFixtures.png(Self.background)
         let overlayPNG = try MergeFixtures.png(Self.overlay)
-        let folder = try MergeFixtures.temporaryFolder("loopback")
+        let folder = try makeTemporaryFolder("loopback")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try MergeFixtures.write(backgroundPNG, to: folder + "/bg.png")
         try MergeFixtures.write(overlayPNG, to: folder + "/ov.png")
@@ -43,11 +44,11 @@ struct MergeLoopbackTests {
             background: try ImageInput(folder + "/bg.png"),
             overlays: [try ImageInput(folder + "/ov.png"), try ImageInput("file://" + folder + "/ov.png")])
         // Then the pixels are the same, and the server saw each path once
-        #expect(MergeFixtures.mismatch(fromFiles.image, fromURLs.image) == nil)
+        #expect(firstDifference(fromFiles.image, fromURLs.image) == nil)
         #expect(server.requestedPaths.sorted() == ["/bg.png", "/ov.png"])
         let expected = OverlayCompositor.composite(
             [Self.overlay, Self.overlay], onto: Self.background, placement: placement)
-        #expect(MergeFixtures.mismatch(expected, fromFiles.image) == nil)
+        #expect(firstDifference(expected, fromFiles.image) == nil)
     }
 
     @Test("Real-server failures: 404, truncated body, non-http redirect, not an image")
@@ -66,7 +67,7 @@ struct MergeLoopbackTests {
         let expected: [(ImgToolError.Code, String)] = [
             (.notFound, "HTTP status 404"), (.truncated, "100 of \(png.count) bytes"),
             (.network, "ftp://127.0.0.1/secret.png refused"), (.network, "file:///etc/passwd refused"),
-            (.unsupportedFormat, "not a PNG or GIF file"),
+            (.unsupportedFormat, "not a PNG, GIF or JPEG file"),
         ]
         for ((code, words), (name, result)) in zip(expected, zip(names, results)) {
             guard case .failure(let error) = result else { Issue.record("\(name) loaded"); continue }

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
-@Suite("PNG codec")
+@Suite("PNG codec", .timeLimit(.minutes(5)))
 struct PNGCodecTests {
     /// Pictures that need each stored layout, with the layout the encoder must choose.
     static let layouts: [(name: String, image: PixelBuffer, colorType: ColorType, bitDepth: Int)] = [

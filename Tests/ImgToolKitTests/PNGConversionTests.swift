@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// `FrameSource.encodedPNG`: GIF and APNG rewritten as APNG with the smallest shared storage,
 /// frames, delays and plays kept exactly; still images as PNG.
-@Suite("Converting to PNG and APNG")
+@Suite("Converting to PNG and APNG", .timeLimit(.minutes(5)))
 struct PNGConversionTests {
     /// Decodes every frame of `bytes` at the file's depth.
     static func frames(_ bytes: [UInt8]) throws -> (ImageInfo, [PixelBuffer]) {
@@ -44,11 +45,11 @@ struct PNGConversionTests {
                 [UInt8(x * 17 + k), UInt8(x * 17 + k), UInt8(x * 17 + k), 255]
             }
         }
-        let opaque = (0..<3).map { k in MergeFixtures.noise8(width: 30, height: 20, seed: UInt64(k)) }.map { image in
+        let opaque = (0..<3).map { k in TestImages.noise8(width: 30, height: 20, seed: UInt64(k)) }.map { image in
             TestImages.make8(width: 30, height: 20) { x, y in Array(image.pixel8(x: x, y: y).prefix(3)) + [255] }
         }
-        let translucent = (0..<3).map { k in MergeFixtures.noise8(width: 30, height: 20, seed: UInt64(10 + k)) }
-        let deep = (0..<3).map { k in MergeFixtures.noise16(width: 8, height: 8, seed: UInt64(20 + k)) }
+        let translucent = (0..<3).map { k in TestImages.noise8(width: 30, height: 20, seed: UInt64(10 + k)) }
+        let deep = (0..<3).map { k in TestImages.noise16(width: 8, height: 8, seed: UInt64(20 + k)) }
         let cases: [([PixelBuffer], ColorType, Int)] = [
             (grey, .gray, 8), (opaque, .rgb, 8), (translucent, .rgba, 8), (deep, .rgba, 16),
         ]
@@ -66,7 +67,7 @@ struct PNGConversionTests {
 
     @Test("A still image becomes a plain PNG (no acTL); a depth of 8 reduces 16-bit samples")
     func still() async throws {
-        let image = MergeFixtures.noise16(width: 5, height: 4, seed: 3)
+        let image = TestImages.noise16(width: 5, height: 4, seed: 3)
         let source = try ImageSource(data: try PNGEncoder().encode(image), name: "deep.png")
         let converted = try await source.encodedPNG()
         #expect(!PNGBytes.chunks(of: converted).contains { $0.type == "acTL" })

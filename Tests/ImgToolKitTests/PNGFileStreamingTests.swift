@@ -1,15 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
 /// Still PNG files are decoded straight from disk (libpng reading the file descriptor); these
 /// tests hold that path to the same pixels and the same errors as decoding the bytes.
-@Suite("PNG files decoded from disk")
+@Suite("PNG files decoded from disk", .timeLimit(.minutes(5)))
 struct PNGFileStreamingTests {
     /// Writes `bytes` to a new temporary file and returns its path.
     static func file(_ bytes: [UInt8], named name: String = "image.png") throws -> String {
-        let path = try MergeFixtures.temporaryFolder("stream") + "/" + name
+        let path = try makeTemporaryFolder("stream") + "/" + name
         try MergeFixtures.write(bytes, to: path)
         return path
     }
@@ -25,8 +26,8 @@ struct PNGFileStreamingTests {
             let fromFile = try source.frame(at: 0, depth: image.depth).image
             let fromBytes = try PNGDecoder().decode(encoded, depth: image.depth)
             #expect(
-                MergeFixtures.mismatch(fromBytes, fromFile) == nil,
-                "\(name): \(MergeFixtures.mismatch(fromBytes, fromFile) ?? "")")
+                firstDifference(fromBytes, fromFile) == nil,
+                "\(name): \(firstDifference(fromBytes, fromFile) ?? "")")
             #expect(fromFile.metadata == fromBytes.metadata)
         }
     }
@@ -62,7 +63,7 @@ struct PNGFileStreamingTests {
     func truncation() throws {
         let image = TestImages.make8(width: 33, height: 17) { x, y in [UInt8(x * 7), UInt8(y * 13), 9, 255] }
         let encoded = try PNGEncoder(compressionLevel: 9).encode(image)
-        let folder = try MergeFixtures.temporaryFolder("stream-cut")
+        let folder = try makeTemporaryFolder("stream-cut")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for length in 0..<encoded.count - 12 {
             let path = folder + "/cut\(length).png"

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
-@Suite("Source-over")
+@Suite("Source-over", .timeLimit(.minutes(5)))
 struct SourceOverTests {
     /// The real-valued Porter-Duff formula, rounded half up, in rational arithmetic.
     static func reference(_ s: [Int], _ d: [Int], max m: Int) -> [Int] {

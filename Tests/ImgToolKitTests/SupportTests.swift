@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
 
-@Suite("Support")
+@Suite("Support", .timeLimit(.minutes(2)))
 struct SupportTests {
     @Test(
         "SHA-256 matches the FIPS 180-4 examples",
@@ -45,7 +46,7 @@ struct SupportTests {
             _ = try ImageSource(data: Array("hello".utf8), name: "x.png")
         }
         #expect(error.code == .unsupportedFormat)
-        #expect(error.description == "x.png: not a PNG or GIF file (starts with bytes 68 65 6c 6c 6f)")
+        #expect(error.description == "x.png: not a PNG, GIF or JPEG file (starts with bytes 68 65 6c 6c 6f)")
         let empty = try #require(throws: ImgToolError.self) { _ = try ImageSource(data: [], name: "e.gif") }
         #expect(empty.description == "e.gif: empty file: not an image")
     }

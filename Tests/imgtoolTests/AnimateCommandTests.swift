@@ -5,8 +5,8 @@ import Testing
 struct AnimateCommandTests {
     @Test("--json on a still PNG prints one sorted-key line per frame and never loops forever")
     func jsonLines() throws {
-        let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 8, height: 4, rgba: [200, 100, 50, 255]))
-        let result = try Binary.run(["animate", path, "--json"])
+        let path = try temporaryPNG(width: 8, height: 4, rgba: [200, 100, 50, 255])
+        let result = try CLIRunner.run(["animate", path, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.count == 1)
         let line = try #require(result.lines.first)
@@ -16,8 +16,8 @@ struct AnimateCommandTests {
 
     @Test("--loops, --delay and --stats")
     func loopsAndStats() throws {
-        let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 8, height: 4, rgba: [1, 2, 3, 255]))
-        let result = try Binary.run(["animate", path, "--json", "--loops", "3", "--delay", "0.01", "--stats"])
+        let path = try temporaryPNG(width: 8, height: 4, rgba: [1, 2, 3, 255])
+        let result = try CLIRunner.run(["animate", path, "--json", "--loops", "3", "--delay", "0.01", "--stats"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.count == 3)
         #expect(result.lines.map { $0.contains(#""delay_ms":10,"#) } == [true, true, true])
@@ -30,10 +30,10 @@ struct AnimateCommandTests {
 
     @Test("Ctrl-C in --json mode stops before the next frame, still prints --stats, and exits 130")
     func interruptedJSON() throws {
-        let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 8, height: 4, rgba: [5, 6, 7, 255]))
-        let (process, out, err) = try Binary.launch([
-            "animate", path, "--json", "--loops", "0", "--delay", "0.02", "--stats",
-        ])
+        let path = try temporaryPNG(width: 8, height: 4, rgba: [5, 6, 7, 255])
+        let (out, err) = (Pipe(), Pipe())
+        let process = try CLIRunner.start(
+            ["animate", path, "--json", "--loops", "0", "--delay", "0.02", "--stats"], stdout: out, stderr: err)
         // Wait for the first frame's line: by then the signal handlers are installed.
         var printed = Data()
         while !printed.contains(UInt8(ascii: "\n")) {
@@ -56,8 +56,8 @@ struct AnimateCommandTests {
 
     @Test("--dry-run --json prints the whole schedule at once")
     func dryRun() throws {
-        let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 6, height: 3, rgba: [9, 9, 9, 255]))
-        let result = try Binary.run([
+        let path = try temporaryPNG(width: 6, height: 3, rgba: [9, 9, 9, 255])
+        let result = try CLIRunner.run([
             "animate", path, "--dry-run", "--json", "--loops", "2", "--delay-policy", "min=40",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -70,14 +70,14 @@ struct AnimateCommandTests {
 
     @Test("a missing file and a bad start index fail with status 1 and name the input")
     func errors() throws {
-        let missing = try Binary.run(["animate", "/nonexistent/imgtool-missing.gif", "--json"])
+        let missing = try CLIRunner.run(["animate", "/nonexistent/imgtool-missing.gif", "--json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("error: /nonexistent/imgtool-missing.gif: no such file"))
-        let path = try PNGBuilder.temporaryFile(PNGBuilder.solid(width: 2, height: 2, rgba: [0, 0, 0, 255]))
-        let index = try Binary.run(["animate", path, "--json", "--start-index", "4"])
+        let path = try temporaryPNG(width: 2, height: 2, rgba: [0, 0, 0, 255])
+        let index = try CLIRunner.run(["animate", path, "--json", "--start-index", "4"])
         #expect(index.status == 1)
         #expect(index.stderr.contains("\(path): start index 4 does not exist"))
-        let usage = try Binary.run(["animate", path, "--speed", "0"])
+        let usage = try CLIRunner.run(["animate", path, "--speed", "0"])
         #expect(usage.status == 64)
     }
 }

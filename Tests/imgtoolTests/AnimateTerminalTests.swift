@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Whether tmux is installed; the terminal test needs it and is skipped (with this reason) without it.
@@ -38,12 +39,9 @@ struct Tmux {
             in: .whitespacesAndNewlines)
     }
 
-    /// Polls (up to about 10 s) until `condition` holds on the screen.
+    /// Waits (up to 10 s) until `condition` holds on the screen.
     func waitFor(_ what: String, escapes: Bool = false, _ condition: (String) -> Bool) async throws {
-        for _ in 0..<200 {
-            if condition(try screen(escapes: escapes)) { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        if try await waitUntil(interval: .milliseconds(50), { condition(try screen(escapes: escapes)) }) { return }
         Issue.record("timed out waiting for \(what); screen:\n\(try screen())")
     }
 }
@@ -91,8 +89,7 @@ struct AnimateTerminalTests {
     func play(
         quitWith keys: [String], expectedStatus: Int, whilePlaying: (Tmux) async throws -> Void = { _ in }
     ) async throws {
-        let path = try PNGBuilder.temporaryFile(
-            PNGBuilder.solid(width: 40, height: 20, rgba: [200, 100, 50, 255], left: [0, 0, 255, 255]))
+        let path = try temporaryPNG(width: 40, height: 20, rgba: [200, 100, 50, 255], left: [0, 0, 255, 255])
         let tmux = Tmux()
         try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "60", "-y", "20", "env PS1='$ ' sh"])
         defer { _ = try? tmux.run(["kill-server"]) }
@@ -102,7 +99,8 @@ struct AnimateTerminalTests {
         try await tmux.waitFor("the shell prompt") { $0.split(separator: "\n").contains { $0.hasPrefix("$") } }
         // The status is printed as EXIT=N; the typed line says EXIT""=$?, so it never matches.
         try tmux.run([
-            "send-keys", "-t", tmux.session, "\(Binary.url.path) animate '\(path)' --loops 0; echo EXIT\"\"=$?",
+            "send-keys", "-t", tmux.session,
+            "\(CLIRunner.executable.path) animate '\(path)' --loops 0; echo EXIT\"\"=$?",
             "Enter",
         ])
         // Then the frame is on screen: the status line, and both colours as 24-bit backgrounds
@@ -124,14 +122,7 @@ struct AnimateTerminalTests {
         #expect(try tmux.modes() == "0 1", "alternate screen left, cursor visible")
         let tty = try tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_tty}"]).trimmingCharacters(
             in: .whitespacesAndNewlines)
-        let stty = Process()
-        stty.executableURL = URL(fileURLWithPath: "/bin/stty")
-        stty.arguments = ["-a", "-F", tty]
-        let out = Pipe()
-        stty.standardOutput = out
-        try stty.run()
-        let modes = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        stty.waitUntilExit()
+        let modes = try CLIRunner.run(program: "/bin/stty", ["-a", "-F", tty]).stdout
         #expect(modes.contains(" icanon") && modes.contains(" echo"), "line mode and echo restored: \(modes)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
 /// End-to-end runs of `imgtool convert`.
@@ -46,7 +47,7 @@ struct ConvertCLITests {
         #expect(bad.stderr.hasPrefix("error: bad.gif: "), "\(bad.stderr)")
         let missing = try CLIRunner.run(["convert", "missing.gif", "out.png"], in: folder)
         #expect(missing.status == 1 && missing.stderr.hasPrefix("error: missing.gif: no such file"))
-        try writeTestPNG(gradient(width: 4, height: 4), to: folder + "/still.png")
+        try writeTestPNG(TestImages.gradient(width: 4, height: 4), to: folder + "/still.png")
         let same = try CLIRunner.run(["convert", "still.png", "./still.png", "--force"], in: folder)
         #expect(same.status == 1 && same.stderr.contains("is also an input"))
         for arguments in [
@@ -61,16 +62,8 @@ struct ConvertCLITests {
 
     @Test("- writes to standard output")
     func standardOutput() throws {
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["convert", Self.spinner, "-"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let bytes = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(try ImageSource(data: bytes, name: "stdout").info.frameCount == 24)
+        let run = try CLIRunner.run(["convert", Self.spinner, "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try ImageSource(data: run.output, name: "stdout").info.frameCount == 24)
     }
 }

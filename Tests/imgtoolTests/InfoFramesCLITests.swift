@@ -1,13 +1,14 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
-@Suite("imgtool info and frames, end to end")
+@Suite("imgtool info and frames, end to end", .timeLimit(.minutes(2)))
 struct InfoFramesCLITests {
     @Test("info prints one line per file; --json one sorted object per file")
     func info() throws {
         let folder = try makeTemporaryFolder()
-        try writeTestPNG(gradient(width: 12, height: 7), to: folder + "/g.png")
+        try writeTestPNG(TestImages.gradient(width: 12, height: 7), to: folder + "/g.png")
         let text = try CLIRunner.run(["info", "g.png"], in: folder)
         #expect(text.status == 0)
         #expect(text.stdout == "g.png: PNG 12x7, palette 8-bit, 1 frame\n")  // 84 colours: the encoder stores a palette
@@ -27,7 +28,7 @@ struct InfoFramesCLITests {
     @Test("a bad input among good ones is named on stderr and the exit status is 1")
     func infoErrors() throws {
         let folder = try makeTemporaryFolder()
-        try writeTestPNG(gradient(width: 2, height: 2), to: folder + "/ok.png")
+        try writeTestPNG(TestImages.gradient(width: 2, height: 2), to: folder + "/ok.png")
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: folder + "/bad.png"))
         let result = try CLIRunner.run(["info", "ok.png", "missing.png", "bad.png"], in: folder)
         #expect(result.status == 1)
@@ -35,7 +36,7 @@ struct InfoFramesCLITests {
         #expect(
             result.stderr == """
                 error: missing.png: no such file
-                error: bad.png: not a PNG or GIF file (starts with bytes 6e 6f 74 20 61 6e 20 69)
+                error: bad.png: not a PNG, GIF or JPEG file (starts with bytes 6e 6f 74 20 61 6e 20 69)
 
                 """)
     }
@@ -55,7 +56,7 @@ struct InfoFramesCLITests {
     @Test("frames writes frame-0000.png that decodes to the input")
     func frames() throws {
         let folder = try makeTemporaryFolder()
-        let image = gradient(width: 9, height: 5)
+        let image = TestImages.gradient(width: 9, height: 5)
         try writeTestPNG(image, to: folder + "/g.png")
         let result = try CLIRunner.run(["frames", "g.png", "-o", "out/nested"], in: folder)
         #expect(result.status == 1)  // nested folders are not created: the parent must exist
@@ -88,7 +89,7 @@ struct InfoFramesCLITests {
     @Test("a rejected input writes nothing and leaves no empty folder")
     func framesRejected() throws {
         let folder = try makeTemporaryFolder()
-        var bytes = try PNGEncoder().encode(gradient(width: 30, height: 30))
+        var bytes = try PNGEncoder().encode(TestImages.gradient(width: 30, height: 30))
         bytes[bytes.count - 20] ^= 0x55  // inside the IDAT data: its CRC no longer matches
         try Data(bytes).write(to: URL(fileURLWithPath: folder + "/broken.png"))
         let result = try CLIRunner.run(["frames", "broken.png", "-o", "out"], in: folder)

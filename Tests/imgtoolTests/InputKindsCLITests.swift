@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every command that reads images reads a path, a `file://` URL, a loopback `http://` URL and
@@ -10,14 +11,14 @@ struct InputKindsCLITests {
         let path: String
         let fileURL: String
         let httpURL: String
-        let bytes: Data
+        let bytes: [UInt8]
 
         /// Runs `arguments` once per spelling, `{}` standing for the input; stdin gets the bytes
         /// when the spelling is `-`.
         func run(_ arguments: [String], in folder: String) throws -> [(String, RunResult)] {
             try [path, fileURL, httpURL, "-"].map { spelling in
                 let filled = arguments.map { $0 == "{}" ? spelling : $0.replacingOccurrences(of: "{}", with: spelling) }
-                return (spelling, try CLIRunner.run(filled, in: folder, stdin: spelling == "-" ? bytes : nil))
+                return (spelling, try CLIRunner.run(filled, in: folder, stdin: spelling == "-" ? bytes : []))
             }
         }
     }
@@ -44,7 +45,7 @@ struct InputKindsCLITests {
         let path = Self.samples + "/" + name
         return Spellings(
             path: path, fileURL: "file://" + path, httpURL: "http://127.0.0.1:\(port)/\(name)",
-            bytes: try Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
     @Test("info, animate --dry-run, frames, convert and merge give the same output from each input kind")
@@ -67,7 +68,7 @@ struct InputKindsCLITests {
             // frames, convert, merge: the same files
             var outputs: [[Data]] = []
             for (index, spelling) in [gif.path, gif.fileURL, gif.httpURL, "-"].enumerated() {
-                let stdin = spelling == "-" ? gif.bytes : nil
+                let stdin = spelling == "-" ? gif.bytes : []
                 let frames = try CLIRunner.run(
                     ["frames", spelling, "-o", "f\(index)", "--range", "3..5"], in: folder, stdin: stdin)
                 #expect(frames.status == 0, "\(spelling): \(frames.stderr)")

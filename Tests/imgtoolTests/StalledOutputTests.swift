@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -53,14 +54,8 @@ struct StalledOutputTests {
     /// tests' pipes (children inherit them), and tests waiting on those pipes can occupy every
     /// thread of the pool this test would need to send the signal itself.
     static func start(_ arguments: [String], output: FileHandle) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["--preserve-status", "--kill-after=10", "2", Binary.url.path] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try CLIRunner.start(
+            arguments, through: ["/usr/bin/timeout", "--preserve-status", "--kill-after=10", "2"], stdout: output)
     }
 
     /// Waits for the SIGTERM `timeout` sends once the output has backed up, and requires imgtool
@@ -68,10 +63,8 @@ struct StalledOutputTests {
     static func expectStopsOnSIGTERM(_ process: Process) async throws {
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let started = ContinuousClock.now
-        while process.isRunning, ContinuousClock.now - started < .seconds(20) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(!process.isRunning, "imgtool did not exit after SIGTERM")
+        let exited = try await waitUntil(timeout: .seconds(20), interval: .milliseconds(20)) { !process.isRunning }
+        #expect(exited, "imgtool did not exit after SIGTERM")
         if !process.isRunning {
             #expect(process.terminationStatus == 128 + SIGTERM)
             #expect(ContinuousClock.now - started >= .milliseconds(1900), "it played until the signal")

@@ -1,5 +1,6 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
 /// SIGTERM in the middle of writing: the command stops, exits 143, and leaves nothing behind
@@ -14,7 +15,7 @@ struct StopSignalTests {
         let writer = try APNGWriter(width: side, height: side, frameCount: count, plays: 0)
         for index in 0..<count {
             let x = index % (side - 8)
-            let frame = TestPixels.make(width: side, height: side) { px, py in
+            let frame = TestImages.make8(width: side, height: side) { px, py in
                 (x..<x + 8).contains(px) && (8..<16).contains(py) ? [255, UInt8(index % 256), 0, 255] : [0, 0, 0, 0]
             }
             try writer.append(frame, delay: .milliseconds(20))
@@ -28,39 +29,16 @@ struct StopSignalTests {
     static func terminate(_ arguments: [String], in folder: String, when marker: String) throws -> (
         status: Int32, sawMarker: Bool
     ) {
-        let script = """
-            "$0" "$@" 2>/dev/null >/dev/null &
-            pid=$!
-            seen=no
-            for i in $(seq 3000); do
-                if ls -d \(marker) >/dev/null 2>&1; then seen=yes; break; fi
-                kill -0 $pid 2>/dev/null || break
-                sleep 0.01
-            done
-            kill -TERM $pid 2>/dev/null
-            wait $pid
-            echo "$? $seen"
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, CLIRunner.executable.path] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let fields = text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        return (Int32(fields.first ?? "") ?? -1, fields.last == "yes")
+        let (status, saw) = try CLIRunner.signal(
+            SIGTERM, arguments, in: folder, when: "ls -d \(marker) >/dev/null 2>&1")
+        return (status, saw)
     }
 
     @Test("merge writing an APNG: SIGTERM removes the temporary file and writes no output")
     func mergeStopped() throws {
         let folder = try makeTemporaryFolder("stop-merge")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try writeTestPNG(gradient(width: 1500, height: 1500), to: folder + "/bg.png")
+        try writeTestPNG(TestImages.gradient(width: 1500, height: 1500), to: folder + "/bg.png")
         try Data(Self.movingSquare(count: 400, side: 64)).write(to: URL(fileURLWithPath: folder + "/anim.png"))
         let (status, saw) = try Self.terminate(
             ["merge", "bg.png", "anim.png", "-o", "out.png"], in: folder, when: ".out.png.*")

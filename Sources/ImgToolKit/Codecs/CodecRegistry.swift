@@ -18,6 +18,7 @@ public struct CodecRegistry: Sendable {
         PNGCodec(),
         APNGCodec(),
         GIFCodec(),
+        JPEGCodec(),
     ])
 
     /// How many leading bytes ``codec(sniffing:)`` looks at.

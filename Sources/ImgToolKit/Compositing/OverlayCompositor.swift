@@ -42,71 +42,7 @@ public enum OverlayCompositor {
         precondition(overlay.depth == canvas.depth, "overlay and canvas must have the same depth")
         let origin = placement.origin(overlay: (overlay.width, overlay.height), canvas: (canvas.width, canvas.height))
         let level = placement.opacityLevel(for: canvas.depth)
-        let maximum = canvas.depth == .eight ? 255 : 65535
-        if level == maximum {
-            canvas.draw(overlay, at: origin, blend: .over)
-            return
-        }
         if level == 0 { return }
-        // Visible part of the overlay, in overlay coordinates, and where it lands.
-        let visible = FrameRegion(x: -origin.x, y: -origin.y, width: canvas.width, height: canvas.height)
-            .clipped(toWidth: overlay.width, height: overlay.height)
-        guard visible.width > 0, visible.height > 0 else { return }
-        let dstX = origin.x + visible.x
-        let dstY = origin.y + visible.y
-        switch (overlay.samples, canvas.depth) {
-        case (.rgba8(let source), .eight):
-            var row = [UInt8](repeating: 0, count: visible.width * 4)
-            let canvasWidth = canvas.width
-            canvas.withMutableRGBA8 { samples in
-                samples.withUnsafeMutableBufferPointer { destination in
-                    row.withUnsafeMutableBufferPointer { scratch in
-                        guard let scratchBase = scratch.baseAddress, let destinationBase = destination.baseAddress
-                        else { return }
-                        for y in 0..<visible.height {
-                            let start = ((visible.y + y) * overlay.width + visible.x) * 4
-                            for i in 0..<visible.width * 4 { scratch[i] = source[start + i] }
-                            var i = 3
-                            while i < scratch.count {
-                                scratch[i] = UInt8(
-                                    truncatingIfNeeded: OverlayPlacement.scaledAlpha(
-                                        Int(scratch[i]), level: level, maximum: 255))
-                                i += 4
-                            }
-                            SourceOver.blendRow8(
-                                scratchBase, over: destinationBase + ((dstY + y) * canvasWidth + dstX) * 4,
-                                count: visible.width)
-                        }
-                    }
-                }
-            }
-        case (.rgba16(let source), .sixteen):
-            var row = [UInt16](repeating: 0, count: visible.width * 4)
-            let canvasWidth = canvas.width
-            canvas.withMutableRGBA16 { samples in
-                samples.withUnsafeMutableBufferPointer { destination in
-                    row.withUnsafeMutableBufferPointer { scratch in
-                        guard let scratchBase = scratch.baseAddress, let destinationBase = destination.baseAddress
-                        else { return }
-                        for y in 0..<visible.height {
-                            let start = ((visible.y + y) * overlay.width + visible.x) * 4
-                            for i in 0..<visible.width * 4 { scratch[i] = source[start + i] }
-                            var i = 3
-                            while i < scratch.count {
-                                scratch[i] = UInt16(
-                                    truncatingIfNeeded: OverlayPlacement.scaledAlpha(
-                                        Int(scratch[i]), level: level, maximum: 65535))
-                                i += 4
-                            }
-                            SourceOver.blendRow16(
-                                scratchBase, over: destinationBase + ((dstY + y) * canvasWidth + dstX) * 4,
-                                count: visible.width)
-                        }
-                    }
-                }
-            }
-        default:
-            preconditionFailure("overlay and canvas must have the same depth")
-        }
+        canvas.draw(overlay, at: origin, blend: .over, opacity: level)
     }
 }

@@ -4,24 +4,18 @@ extension PixelBuffer {
         let r = region.clipped(toWidth: width, height: height)
         guard r.width > 0, r.height > 0 else { return }
         let rowWidth = width
-        switch depth {
-        case .eight:
-            withMutableRGBA8 { samples in
-                samples.withUnsafeMutableBufferPointer { buffer in
-                    for y in r.y..<r.y + r.height {
-                        let start = (y * rowWidth + r.x) * 4
-                        buffer[start..<start + r.width * 4].update(repeating: 0)
-                    }
-                }
-            }
-        case .sixteen:
-            withMutableRGBA16 { samples in
-                samples.withUnsafeMutableBufferPointer { buffer in
-                    for y in r.y..<r.y + r.height {
-                        let start = (y * rowWidth + r.x) * 4
-                        buffer[start..<start + r.width * 4].update(repeating: 0)
-                    }
-                }
+        switch samples {
+        case .rgba8: withMutableSamples(of: UInt8.self) { Self.clear(r, in: &$0, width: rowWidth) }
+        case .rgba16: withMutableSamples(of: UInt16.self) { Self.clear(r, in: &$0, width: rowWidth) }
+        }
+    }
+
+    /// Zeroes `region` (inside the buffer) of `samples`, rows `width` pixels long.
+    private static func clear<S: Sample>(_ region: FrameRegion, in samples: inout [S], width: Int) {
+        samples.withUnsafeMutableBufferPointer { buffer in
+            for y in region.y..<region.y + region.height {
+                let start = (y * width + region.x) * 4
+                buffer[start..<start + region.width * 4].update(repeating: 0)
             }
         }
     }
@@ -40,6 +34,15 @@ extension PixelBuffer {
     public mutating func draw(
         _ image: PixelBuffer, from sourceRegion: FrameRegion? = nil, at origin: (x: Int, y: Int), blend: FrameBlend
     ) {
+        draw(image, from: sourceRegion, at: origin, blend: blend, opacity: nil)
+    }
+
+    /// ``draw(_:from:at:blend:)`` with `.over` blending the source's alpha scaled by the opacity
+    /// level `opacity` (`0...M`, ``OverlayPlacement/opacityLevel(for:)``); `nil` is `M`.
+    mutating func draw(
+        _ image: PixelBuffer, from sourceRegion: FrameRegion? = nil, at origin: (x: Int, y: Int), blend: FrameBlend,
+        opacity: Int?
+    ) {
         precondition(image.depth == depth, "draw needs buffers of the same depth")
         var src = (sourceRegion ?? FrameRegion(x: 0, y: 0, width: image.width, height: image.height))
             .clipped(toWidth: image.width, height: image.height)
@@ -56,47 +59,43 @@ extension PixelBuffer {
             src.height += dstY
             dstY = 0
         }
-        let columns = min(src.width, width - dstX)
-        let rows = min(src.height, height - dstY)
-        guard columns > 0, rows > 0 else { return }
-        let dstWidth = width
-        switch (image.samples, depth) {
-        case (.rgba8(let source), .eight):
-            withMutableRGBA8 { dst in
-                source.withUnsafeBufferPointer { s in
-                    dst.withUnsafeMutableBufferPointer { d in
-                        guard let sBase = s.baseAddress, let dBase = d.baseAddress else { return }
-                        for row in 0..<rows {
-                            let from = sBase + ((src.y + row) * image.width + src.x) * 4
-                            let to = dBase + ((dstY + row) * dstWidth + dstX) * 4
-                            if blend == .source {
-                                to.update(from: from, count: columns * 4)
-                            } else {
-                                SourceOver.blendRow8(from, over: to, count: columns)
-                            }
-                        }
+        src.width = min(src.width, width - dstX)
+        src.height = min(src.height, height - dstY)
+        guard src.width > 0, src.height > 0 else { return }
+        let to = (x: dstX, y: dstY, width: width)
+        switch image.samples {
+        case .rgba8(let source):
+            let level = UInt32(clamping: opacity ?? 255)
+            withMutableSamples(of: UInt8.self) {
+                Self.draw(source, width: image.width, src, onto: &$0, at: to, blend: blend, opacity: level)
+            }
+        case .rgba16(let source):
+            let level = UInt64(clamping: opacity ?? 65535)
+            withMutableSamples(of: UInt16.self) {
+                Self.draw(source, width: image.width, src, onto: &$0, at: to, blend: blend, opacity: level)
+            }
+        }
+    }
+
+    /// Copies or blends `region` of `source` (rows `width` pixels long) onto `destination`
+    /// (rows `to.width` long) at `(to.x, to.y)`; both rectangles lie inside their buffers.
+    private static func draw<S: Sample>(
+        _ source: [S], width: Int, _ region: FrameRegion, onto destination: inout [S],
+        at to: (x: Int, y: Int, width: Int), blend: FrameBlend, opacity level: S.Wide
+    ) {
+        source.withUnsafeBufferPointer { s in
+            destination.withUnsafeMutableBufferPointer { d in
+                guard let sBase = s.baseAddress, let dBase = d.baseAddress else { return }
+                for row in 0..<region.height {
+                    let from = sBase + ((region.y + row) * width + region.x) * 4
+                    let into = dBase + ((to.y + row) * to.width + to.x) * 4
+                    if blend == .source {
+                        into.update(from: from, count: region.width * 4)
+                    } else {
+                        SourceOver.blendRow(from, over: into, count: region.width, opacity: level)
                     }
                 }
             }
-        case (.rgba16(let source), .sixteen):
-            withMutableRGBA16 { dst in
-                source.withUnsafeBufferPointer { s in
-                    dst.withUnsafeMutableBufferPointer { d in
-                        guard let sBase = s.baseAddress, let dBase = d.baseAddress else { return }
-                        for row in 0..<rows {
-                            let from = sBase + ((src.y + row) * image.width + src.x) * 4
-                            let to = dBase + ((dstY + row) * dstWidth + dstX) * 4
-                            if blend == .source {
-                                to.update(from: from, count: columns * 4)
-                            } else {
-                                SourceOver.blendRow16(from, over: to, count: columns)
-                            }
-                        }
-                    }
-                }
-            }
-        default:
-            preconditionFailure("draw needs buffers of the same depth")
         }
     }
 }

@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// Any image imgtool reads, opened once: PNG, APNG or GIF, sniffed from its bytes.
+/// Any image imgtool reads, opened once, its format sniffed from its bytes by the ``CodecRegistry``.
 ///
 /// Making a source parses the file's structure (headers, chunk and record tables, the frame
 /// table) and checks every declared size against ``DecodingLimits``; it decodes no pixels.

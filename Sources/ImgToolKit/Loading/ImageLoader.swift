@@ -30,6 +30,9 @@ public struct ImageLoader: Sendable {
         public var decoding: DecodingOptions
         /// The codecs asked. Default ``CodecRegistry/standard``.
         public var registry: CodecRegistry
+        /// Decoded inputs shared with other loaders (a batch's watermark): inputs announced there
+        /// more than once are fetched and decoded once. Default `nil`: none.
+        public var cache: LoadedImageCache?
         /// Depth of the decoded pixels; `nil` (the default) keeps each file's (16-bit PNG files
         /// give 16-bit buffers, others 8-bit).
         public var depth: SampleDepth?
@@ -38,8 +41,10 @@ public struct ImageLoader: Sendable {
         public init(
             maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount, keepGoing: Bool = false,
             limits: DecodingLimits = .default, maxBytes: Int = ImageInput.defaultMaxBytes,
-            depth: SampleDepth? = nil, decoding: DecodingOptions = .default, registry: CodecRegistry = .standard
+            depth: SampleDepth? = nil, decoding: DecodingOptions = .default, registry: CodecRegistry = .standard,
+            cache: LoadedImageCache? = nil
         ) {
+            self.cache = cache
             self.maxConcurrent = max(1, maxConcurrent)
             self.keepGoing = keepGoing
             self.limits = limits
@@ -47,6 +52,13 @@ public struct ImageLoader: Sendable {
             self.depth = depth
             self.decoding = decoding
             self.registry = registry
+        }
+
+        /// The key under which ``cache`` keeps `input` loaded with these options (its location,
+        /// and the limits, depth and decoding options, so a load with other options never gets
+        /// another's image); `nil` for standard input and bytes in memory, which are never kept.
+        public func cacheKey(for input: ImageInput) -> String? {
+            LoadedImageCache.key(for: input).map { "\(limits)|\(String(describing: depth))|\(decoding)|\($0)" }
         }
     }
 
@@ -164,6 +176,19 @@ public struct ImageLoader: Sendable {
     /// fetching a URL once however many inputs name it) and decodes its first frame, reporting
     /// each state.
     func loadOne(_ input: ImageInput, index: Int) async -> Result<LoadedImage, ImgToolError> {
+        guard let cache = options.cache, let key = options.cacheKey(for: input) else {
+            return await loadUncached(input, index: index)
+        }
+        let result = await cache.image(for: key) { await self.loadUncached(input, index: index) }
+        if case .success(let image) = result, image.name != input.name {
+            var renamed = image
+            renamed.name = input.name
+            return .success(renamed)
+        }
+        return result
+    }
+
+    private func loadUncached(_ input: ImageInput, index: Int) async -> Result<LoadedImage, ImgToolError> {
         let report: @Sendable (LoadState) -> Void = { [observer] state in
             observer?(LoadEvent(index: index, name: input.name, state: state))
         }

@@ -65,14 +65,15 @@ public enum ColorType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 }
 
-/// Which colour-management chunks a PNG carries. imgtool reports them but applies none of them:
+/// Which colour-management data a file carries (PNG chunks, a JPEG's ICC profile). imgtool
+/// reports them but applies none of them:
 /// samples are delivered as stored, as Pillow and ImageMagick read them.
 public struct ColorMetadata: Sendable, Hashable, Codable {
     /// The file has a `gAMA` chunk.
     public var hasGamma: Bool
     /// The file has an `sRGB` chunk.
     public var hasSRGB: Bool
-    /// The file has an `iCCP` chunk.
+    /// The file has an ICC profile (PNG: an `iCCP` chunk; JPEG: APP2 `ICC_PROFILE` segments).
     public var hasICCProfile: Bool
 
     /// Creates colour metadata; every flag defaults to `false`.

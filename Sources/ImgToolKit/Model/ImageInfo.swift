@@ -4,10 +4,23 @@
 public struct ImageInfo: Sendable, Hashable {
     /// The container format.
     public var format: ImageFormat
-    /// Canvas width in pixels (PNG: IHDR; GIF: the logical screen).
+    /// Canvas width in pixels as decoded frames have it (PNG: IHDR; GIF: the logical screen;
+    /// JPEG: the displayed width, after the EXIF orientation and any decode-time scaling).
     public var width: Int
-    /// Canvas height in pixels.
+    /// Canvas height in pixels, as ``width``.
     public var height: Int
+    /// The size stored in the file, before the orientation is applied or the image scaled on
+    /// load. Equal to ``width`` x ``height`` for formats without either.
+    public var storedSize: PixelSize
+    /// The EXIF orientation tag (0x0112) exactly as stored, whatever its value (0 and values past
+    /// 8 mean nothing and are not applied); `nil` when the file has no EXIF, no such tag, or EXIF
+    /// that cannot be read.
+    public var exifOrientation: Int?
+    /// The orientation applied to the decoded frames: ``ImageOrientation/up`` when none was (no
+    /// tag, an invalid one, or ``DecodingOptions/autoOrient`` off).
+    public var appliedOrientation: ImageOrientation = .up
+    /// Whether the file carries EXIF metadata (JPEG: an APP1 `Exif` segment).
+    public var hasEXIF = false
     /// Bits per sample as stored (PNG: 1, 2, 4, 8 or 16; GIF: 8).
     public var bitDepth: Int
     /// Colour type as stored.
@@ -45,6 +58,7 @@ public struct ImageInfo: Sendable, Hashable {
         self.format = format
         self.width = width
         self.height = height
+        self.storedSize = PixelSize(width: width, height: height)
         self.bitDepth = bitDepth
         self.colorType = colorType
         self.isInterlaced = isInterlaced

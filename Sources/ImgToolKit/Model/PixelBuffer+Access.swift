@@ -1,15 +1,9 @@
 extension PixelBuffer {
     /// The 8-bit samples, or `nil` for a 16-bit buffer.
-    public var rgba8: [UInt8]? {
-        if case .rgba8(let values) = samples { return values }
-        return nil
-    }
+    public var rgba8: [UInt8]? { samples.rgba8 }
 
     /// The 16-bit samples, or `nil` for an 8-bit buffer.
-    public var rgba16: [UInt16]? {
-        if case .rgba16(let values) = samples { return values }
-        return nil
-    }
+    public var rgba16: [UInt16]? { samples.rgba16 }
 
     /// The pixel at `(x, y)` as 8-bit RGBA (16-bit samples reduced with rounding).
     public func pixel8(x: Int, y: Int) -> [UInt8] {
@@ -41,19 +35,23 @@ extension PixelBuffer {
     public mutating func withMutableRGBA8<Result, Failure: Error>(
         _ body: (inout [UInt8]) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        guard case .rgba8(var values) = samples else { preconditionFailure("not an 8-bit buffer") }
-        samples = .rgba8([])  // drop the second reference so `values` is uniquely owned
-        defer { samples = .rgba8(values) }
-        return try body(&values)
+        try withMutableSamples(of: UInt8.self, body)
     }
 
     /// Calls `body` with the 16-bit samples for in-place changes. The buffer must be 16-bit.
     public mutating func withMutableRGBA16<Result, Failure: Error>(
         _ body: (inout [UInt16]) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        guard case .rgba16(var values) = samples else { preconditionFailure("not a 16-bit buffer") }
-        samples = .rgba16([])
-        defer { samples = .rgba16(values) }
+        try withMutableSamples(of: UInt16.self, body)
+    }
+
+    /// Calls `body` with the samples, of type `S`, for in-place changes. The buffer must hold `S`.
+    mutating func withMutableSamples<S: Sample, Result, Failure: Error>(
+        of _: S.Type, _ body: (inout [S]) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        guard var values = S.values(of: samples) else { preconditionFailure("not a \(S.bitWidth)-bit buffer") }
+        samples = S.samples([])  // drop the second reference so `values` is uniquely owned
+        defer { samples = S.samples(values) }
         return try body(&values)
     }
 
@@ -61,33 +59,21 @@ extension PixelBuffer {
     /// take part in comparisons and hashes (the corpus's convention).
     public mutating func clearInvisibleColor() {
         switch samples {
-        case .rgba8:
-            withMutableRGBA8 { values in
-                values.withUnsafeMutableBufferPointer { buffer in
-                    var index = 0
-                    while index < buffer.count {
-                        if buffer[index + 3] == 0 {
-                            buffer[index] = 0
-                            buffer[index + 1] = 0
-                            buffer[index + 2] = 0
-                        }
-                        index += 4
-                    }
+        case .rgba8: withMutableSamples(of: UInt8.self, Self.zeroInvisiblePixels)
+        case .rgba16: withMutableSamples(of: UInt16.self, Self.zeroInvisiblePixels)
+        }
+    }
+
+    private static func zeroInvisiblePixels<S: Sample>(_ values: inout [S]) {
+        values.withUnsafeMutableBufferPointer { buffer in
+            var index = 0
+            while index < buffer.count {
+                if buffer[index + 3] == 0 {
+                    buffer[index] = 0
+                    buffer[index + 1] = 0
+                    buffer[index + 2] = 0
                 }
-            }
-        case .rgba16:
-            withMutableRGBA16 { values in
-                values.withUnsafeMutableBufferPointer { buffer in
-                    var index = 0
-                    while index < buffer.count {
-                        if buffer[index + 3] == 0 {
-                            buffer[index] = 0
-                            buffer[index + 1] = 0
-                            buffer[index + 2] = 0
-                        }
-                        index += 4
-                    }
-                }
+                index += 4
             }
         }
     }

@@ -45,34 +45,30 @@ public struct PixelBuffer: Sendable, Hashable {
         self.width = width
         self.height = height
         let count = width * height * 4
-        var failure: Failure?
         switch depth {
-        case .eight:
-            samples = .rgba8(
-                [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                    adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-                    do throws(Failure) {
-                        try fill(UnsafeMutableRawBufferPointer(buffer))
-                    } catch {
-                        failure = error
-                        UnsafeMutableRawBufferPointer(buffer).initializeMemory(as: UInt8.self, repeating: 0)
-                    }
-                    initialized = count
-                })
-        case .sixteen:
-            samples = .rgba16(
-                [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
-                    adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-                    do throws(Failure) {
-                        try fill(UnsafeMutableRawBufferPointer(buffer))
-                    } catch {
-                        failure = error
-                        UnsafeMutableRawBufferPointer(buffer).initializeMemory(as: UInt8.self, repeating: 0)
-                    }
-                    initialized = count
-                })
+        case .eight: samples = try Self.uninitializedSamples(of: UInt8.self, count: count, fill)
+        case .sixteen: samples = try Self.uninitializedSamples(of: UInt16.self, count: count, fill)
+        }
+    }
+
+    /// `count` samples of type `S` that `fill` writes (as bytes); zeroed when it throws.
+    private static func uninitializedSamples<S: Sample, Failure: Error>(
+        of _: S.Type, count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) -> Samples {
+        var failure: Failure?
+        let values = [S](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let bytes = UnsafeMutableRawBufferPointer(buffer)
+            adviseHugePages(bytes)
+            do throws(Failure) {
+                try fill(bytes)
+            } catch {
+                failure = error
+                bytes.initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            initialized = count
         }
         if let failure { throw failure }
+        return S.samples(values)
     }
 
     /// Wraps existing 8-bit RGBA samples; `rgba8.count` must be `width * height * 4`.
@@ -126,12 +122,19 @@ public struct ImageMetadata: Sendable, Hashable {
     public var colorType: ColorType
     /// Colour-management chunks present in the file (none is applied).
     public var color: ColorMetadata
+    /// Damage the decoder worked around while decoding these pixels (libjpeg's "Corrupt JPEG
+    /// data: ..." warnings), one sentence each; the library never prints them.
+    public var warnings: [String]
 
-    /// Creates metadata.
-    public init(format: ImageFormat, bitDepth: Int, colorType: ColorType, color: ColorMetadata = ColorMetadata()) {
+    /// Creates metadata; `warnings` defaults to none.
+    public init(
+        format: ImageFormat, bitDepth: Int, colorType: ColorType, color: ColorMetadata = ColorMetadata(),
+        warnings: [String] = []
+    ) {
         self.format = format
         self.bitDepth = bitDepth
         self.colorType = colorType
         self.color = color
+        self.warnings = warnings
     }
 }

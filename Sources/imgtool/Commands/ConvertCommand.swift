@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgToolKit
 
 /// `imgtool convert INPUT OUTPUT`: any image rewritten in the format the output names.
-struct ConvertCommand: AsyncParsableCommand {
+struct ConvertCommand: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Write an image in another format: every frame, delay and the number of plays kept.",
@@ -35,19 +35,22 @@ struct ConvertCommand: AsyncParsableCommand {
         _ = try writing.output(output)
     }
 
+    var inputNames: [String] { [input] }
+    var outputPath: String? { output }
+
     func run() async throws {
-        let target = try writing.output(output)
-        let (input, reading) = (input, reading)
-        let source = try await StopSignals.run { () async throws(ImgToolError) -> ImageSource in
-            let parsed = try InputOptions.parse([input])
-            try target.check(against: parsed)
-            return try await reading.open(parsed[0])
-        }
-        for warning in source.info.warnings { Console.error("warning: \(input): \(warning)") }
-        try writing.prepare(source, for: target)
-        let writing = self.writing
-        try await StopSignals.run { () async throws(ImgToolError) in
-            try await writing.write(source, to: target, verb: "convert")
-        }
+        let command = self
+        _ = try await StopSignals.run { try await command.perform(in: .standalone) }
+    }
+
+    func perform(in context: CommandContext) async throws -> CommandOutcome {
+        let target = try writing.output(output, in: context)
+        let parsed = try InputOptions.parse([input])
+        try target.check(against: parsed)
+        let source = try await reading.open(parsed[0], in: context)
+        for warning in source.info.warnings { context.note("warning: \(input): \(warning)") }
+        try writing.prepare(source, for: target, in: context)
+        try await writing.write(source, to: target, verb: "convert", in: context)
+        return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgToolKit
 
 /// `imgtool frames INPUT -o DIR`: every composited frame as a file of its own.
-struct FramesCommand: AsyncParsableCommand {
+struct FramesCommand: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "frames",
         abstract: "Write every frame of an image as a file of its own (frame-0000.png, ...).",
@@ -50,21 +50,28 @@ struct FramesCommand: AsyncParsableCommand {
         }
     }
 
+    var inputNames: [String] { [input] }
+    var outputPath: String? { output }
+
     func run() async throws {
+        let command = self
+        let outcome = try await StopSignals.run { try await command.perform(in: .standalone) }
+        let written = outcome.data.flatMap { if case .int(let count) = $0 { count } else { nil } } ?? 0
+        Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
+    }
+
+    /// Writes the frames; the outcome's data is the number of frames written.
+    func perform(in context: CommandContext) async throws -> CommandOutcome {
         guard let codec = CodecRegistry.standard.codec(named: format) else { throw ExitCode.validationFailure }
         let export = FrameExport(
             folder: output, selection: range, depth: depth == 16 ? nil : .eight, codec: codec,
             options: ImageWriteOptions(compressionLevel: level, quality: quality))
-        let (input, reading) = (input, reading)
-        let written = try await StopSignals.run { () async throws(ImgToolError) -> Int in
-            let source = try await reading.open(input)
-            let paths = try await export.write(source)
-            if !source.info.isComplete {
-                for warning in source.info.warnings { Console.error("warning: \(input): \(warning)") }
-            }
-            return paths.count
+        let source = try await reading.open(input, in: context)
+        let paths = try await export.write(source)
+        if !source.info.isComplete {
+            for warning in source.info.warnings { context.note("warning: \(input): \(warning)") }
         }
-        Console.error("wrote \(written) frame\(written == 1 ? "" : "s") to \(output)")
+        return CommandOutcome(output: output, data: .int(paths.count))
     }
 }
 

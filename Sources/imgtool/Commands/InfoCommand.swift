@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgToolKit
 
 /// `imgtool info FILE...`: what each file declares, as text or JSON lines.
-struct InfoCommand: AsyncParsableCommand {
+struct InfoCommand: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show format, size, colour, frames, loop count and delays of images.",
@@ -36,12 +36,7 @@ struct InfoCommand: AsyncParsableCommand {
                 let source = try await reading.open(file)
                 let hashes = verify || hash ? try await Self.decodeAll(source, hashing: hash) : []
                 if json {
-                    var object = Self.json(for: source.info, file: file)
-                    if hash, case .object(var members) = object {
-                        members["frames_rgba_sha256"] = .array(hashes.map(JSONValue.string))
-                        object = .object(members)
-                    }
-                    Console.out(object.serialized)
+                    Console.out(Self.json(for: source.info, file: file, hashes: hash ? hashes : nil).serialized)
                 } else {
                     Console.out(Self.text(for: source.info, file: file))
                     for (index, digest) in hashes.enumerated() {
@@ -57,6 +52,22 @@ struct InfoCommand: AsyncParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
+    var inputNames: [String] { files }
+    var outputPath: String? { nil }
+
+    /// Reads every file; the outcome's data is one JSON object per file, as `--json` prints them.
+    /// - Throws: the first file's error.
+    func perform(in context: CommandContext) async throws -> CommandOutcome {
+        var objects: [JSONValue] = []
+        for file in files {
+            let source = try await reading.open(file, in: context)
+            let hashes = verify || hash ? try await Self.decodeAll(source, hashing: hash) : []
+            objects.append(Self.json(for: source.info, file: file, hashes: hash ? hashes : nil))
+            for warning in source.info.warnings { context.note("warning: \(file): \(warning)") }
+        }
+        return CommandOutcome(data: objects.count == 1 ? objects[0] : .array(objects))
+    }
+
     /// Decodes every frame off the main actor; returns each frame's RGBA8 SHA-256 when `hashing`,
     /// else nothing.
     @concurrent
@@ -67,6 +78,16 @@ struct InfoCommand: AsyncParsableCommand {
             if hashing { digests.append(frame.image.rgba8Digest()) }
         }
         return digests
+    }
+
+    /// The `--json` object of one file, with its frame hashes when given.
+    static func json(for info: ImageInfo, file: String, hashes: [String]?) -> JSONValue {
+        var object = json(for: info, file: file)
+        if let hashes, case .object(var members) = object {
+            members["frames_rgba_sha256"] = .array(hashes.map(JSONValue.string))
+            object = .object(members)
+        }
+        return object
     }
 
     static func json(for info: ImageInfo, file: String) -> JSONValue {

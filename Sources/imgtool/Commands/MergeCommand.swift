@@ -2,7 +2,7 @@ import ArgumentParser
 import ImgToolKit
 
 /// `imgtool merge BACKGROUND OVERLAY [OVERLAY...]`: overlays composited onto a background.
-struct MergeCommand: AsyncParsableCommand {
+struct MergeCommand: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Composite overlay images onto a background image and write the result in any format imgtool writes.",
@@ -67,43 +67,56 @@ struct MergeCommand: AsyncParsableCommand {
         }
     }
 
+    var inputNames: [String] { [background] + overlays }
+    var outputPath: String? { output ?? "merged.png" }
+    var cacheKeys: [String] {
+        let options = reading.loaderOptions(keepGoing: keepGoing)
+        return inputNames.compactMap { (try? ImageInput($0)).flatMap(options.cacheKey(for:)) }
+    }
+
     func run() async throws {
-        let target = try writing.output(output ?? "merged.png")
         let command = self
-        let result = try await StopSignals.run { () async throws(ImgToolError) in try await command.merge(into: target)
+        let outcome = try await StopSignals.run { try await command.perform(in: .standalone) }
+        if let written = outcome.output { Console.out(written) }
+        if case .int(let skipped) = outcome.data, skipped > 0 {
+            Console.error("error: \(skipped) overlay\(skipped == 1 ? "" : "s") left out")
+            throw ExitCode.failure
         }
-        for skipped in result.skipped { Console.error("error: \(skipped.commandLineDescription) (left out)") }
+    }
+
+    /// Merges and writes; the outcome's data is the number of overlays left out (`--keep-going`).
+    func perform(in context: CommandContext) async throws -> CommandOutcome {
+        let target = try writing.output(output ?? "merged.png", in: context)
+        let result = try await merge(into: target, in: context)
+        for skipped in result.skipped { context.note("error: \(skipped.commandLineDescription) (left out)") }
         var merged: any FrameSource = StillImageSource(result.image)
         if var animation = result.animation {
             if let loops = writing.loops { animation.plays = loops }
             merged = animation
         }
-        try writing.prepare(merged, for: target)
-        let (writing, source) = (self.writing, merged)
-        try await StopSignals.run { () async throws(ImgToolError) in
-            try await writing.write(source, to: target, verb: "merge")
-        }
-        if !target.isStandardOutput { Console.out(target.path) }
-        if !result.skipped.isEmpty {
-            Console.error("error: \(result.skipped.count) overlay\(result.skipped.count == 1 ? "" : "s") left out")
-            throw ExitCode.failure
-        }
+        try writing.prepare(merged, for: target, in: context)
+        try await writing.write(merged, to: target, verb: "merge", in: context)
+        return CommandOutcome(output: target.isStandardOutput ? nil : target.path, data: .int(result.skipped.count))
     }
 
     /// Loads every input (with a progress line on a terminal) and composites them.
-    private func merge(into target: ImageOutput) async throws(ImgToolError) -> ImageMerger.Result {
+    private func merge(into target: ImageOutput, in context: CommandContext) async throws(ImgToolError)
+        -> ImageMerger.Result
+    {
         let inputs = try InputOptions.parse([background] + overlays)
         try target.check(against: inputs)
         let (events, sink) = AsyncStream.makeStream(of: LoadEvent.self)
         let loader = ImageLoader(
-            fetcher: reading.fetcher, options: reading.loaderOptions(keepGoing: keepGoing),
+            fetcher: context.fetcher ?? reading.fetcher,
+            options: reading.loaderOptions(keepGoing: keepGoing, cache: context.cache),
             observer: { sink.yield($0) })
         let merger = ImageMerger(
             loader: loader,
             placement: try OverlayPlacement(gravity: gravity, offsetX: offset.x, offsetY: offset.y, opacity: opacity))
         let line = await MergeProgressLine(
             count: inputs.count,
-            enabled: StatusLine.stderrIsTerminal && (inputs.contains(where: \.isRemote) || inputs.count >= 3))
+            enabled: context.showsProgress && StatusLine.stderrIsTerminal
+                && (inputs.contains(where: \.isRemote) || inputs.count >= 3))
         async let drawing: Void = line.run(events)
         do throws(ImgToolError) {
             let result = try await merger.merge(background: inputs[0], overlays: Array(inputs.dropFirst()))

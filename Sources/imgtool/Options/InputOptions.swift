@@ -51,8 +51,9 @@ struct InputOptions: ParsableArguments {
     }
 
     /// Loader options with these limits.
-    func loaderOptions(keepGoing: Bool = false) -> ImageLoader.Options {
-        ImageLoader.Options(keepGoing: keepGoing, limits: limits, maxBytes: maxBytes, decoding: decoding)
+    func loaderOptions(keepGoing: Bool = false, cache: LoadedImageCache? = nil) -> ImageLoader.Options {
+        ImageLoader.Options(
+            keepGoing: keepGoing, limits: limits, maxBytes: maxBytes, decoding: decoding, cache: cache)
     }
 
     /// Parses what the user typed; loads libcurl first when an input is an http(s) URL.
@@ -65,16 +66,19 @@ struct InputOptions: ParsableArguments {
 
     /// Reads, receives or fetches one input and opens it (no pixels decoded), off the main actor.
     /// - Throws: ``ImgToolError`` naming the input as typed.
-    func open(_ text: String) async throws(ImgToolError) -> ImageSource {
+    func open(_ text: String, in context: CommandContext = .standalone) async throws(ImgToolError) -> ImageSource {
         let input = try ImageInput(text)
         if input.isRemote { try CurlLibrary.load(toFetch: input.name) }
-        return try await open(input)
+        return try await open(input, in: context)
     }
 
-    /// Opens a parsed input.
+    /// Opens a parsed input, through the context's fetcher when it has one.
     /// - Throws: ``ImgToolError`` naming the input as typed.
-    func open(_ input: ImageInput) async throws(ImgToolError) -> ImageSource {
-        try await input.open(limits: limits, decoding: decoding, maxBytes: maxBytes, fetcher: fetcher)
+    func open(_ input: ImageInput, in context: CommandContext = .standalone) async throws(ImgToolError)
+        -> ImageSource
+    {
+        try await input.open(
+            limits: limits, decoding: decoding, maxBytes: maxBytes, fetcher: context.fetcher ?? fetcher)
     }
 }
 

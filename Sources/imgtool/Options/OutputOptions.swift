@@ -59,9 +59,9 @@ struct OutputOptions: ParsableArguments {
     /// The writer for `path`.
     /// - Throws: `ValidationError` (a usage error) when no format can be written there; the
     ///   message lists the formats that can.
-    func output(_ path: String) throws -> ImageOutput {
+    func output(_ path: String, in context: CommandContext = .standalone) throws -> ImageOutput {
         do throws(ImgToolError) {
-            return try ImageOutput(path: path, format: format, replacesExisting: force)
+            return try ImageOutput(path: path, format: format, replacesExisting: force || context.replacesOutputs)
         } catch {
             throw ValidationError(error.description)
         }
@@ -78,7 +78,7 @@ struct OutputOptions: ParsableArguments {
     /// Refuses to write an animation with a codec that writes stills only (a usage error that
     /// names the formats that can hold it), and prints the writer's notes (flattened alpha).
     /// - Throws: `ValidationError`.
-    func prepare(_ source: any FrameSource, for output: ImageOutput) throws {
+    func prepare(_ source: any FrameSource, for output: ImageOutput, in context: CommandContext = .standalone) throws {
         if source.info.isAnimated && !output.codec.capabilities.contains(.writeAnimation) {
             let animated = CodecRegistry.standard.writers.filter { $0.capabilities.contains(.writeAnimation) }
                 .map(\.format.rawValue).joined(separator: ", ")
@@ -86,14 +86,20 @@ struct OutputOptions: ParsableArguments {
                 "\(output.path): \(output.codec.format.rawValue.uppercased()) holds one image, and the result has \(source.info.frameCount) frames; write \(animated) instead"
             )
         }
-        for note in output.notes(for: source, options: writeOptions) { Console.error("note: \(output.path): \(note)") }
+        for note in output.notes(for: source, options: writeOptions) { context.note("note: \(output.path): \(note)") }
     }
 
     /// Writes `source` to `output`, off the main actor, with a `writing frame N of M` line on a
     /// terminal when it takes a while.
     /// - Throws: ``ImgToolError`` naming the input or the output.
-    func write(_ source: any FrameSource, to output: ImageOutput, verb: String) async throws(ImgToolError) {
+    func write(
+        _ source: any FrameSource, to output: ImageOutput, verb: String, in context: CommandContext = .standalone
+    ) async throws(ImgToolError) {
         let options = writeOptions
+        guard context.showsProgress else {
+            try await output.write(source, options: options)
+            return
+        }
         try await WriteProgressLine.showing(verb, frames: source.info.frameCount) {
             (progress) async throws(ImgToolError) in
             try await output.write(source, options: options, progress: progress)

@@ -7,10 +7,11 @@ import ImgToolKit
 /// exits with 128+N as a killed process would.
 enum StopSignals {
     /// A command's `run()`: `body` under ``cancelling(_:)``, its ``ImgToolError`` printed as one
-    /// `error:` line on stderr and turned into exit status 1.
+    /// `error:` line on stderr and turned into exit status 1; other errors (a usage error) go to
+    /// the argument parser as they are.
     /// - Throws: `ExitCode.failure`, or `ExitCode(128 + N)` after signal N.
     static func run<Value: Sendable>(
-        _ body: @escaping @Sendable () async throws(ImgToolError) -> Value
+        _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         do {
             return try await cancelling(body)
@@ -26,7 +27,7 @@ enum StopSignals {
     /// - Throws: `ExitCode(128 + N)` when signal N arrived and the work then failed (it was
     ///   cancelled); otherwise what `body` throws.
     static func cancelling<Value: Sendable>(
-        _ body: @escaping @Sendable () async throws(ImgToolError) -> Value
+        _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         var trap = SignalTrap()
         trap.install(resizes: false)
@@ -35,9 +36,9 @@ enum StopSignals {
             watcher.stop()
             trap.restore()
         }
-        let result: Result<Value, ImgToolError>? = try? await race(
+        let result: Result<Value, any Error>? = try? await race(
             {
-                do throws(ImgToolError) {
+                do {
                     return .success(try await body())
                 } catch {
                     return .failure(error)

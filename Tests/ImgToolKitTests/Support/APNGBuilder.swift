@@ -143,7 +143,7 @@ struct APNGBuilder {
             out += bigEndian(UInt32(chunk.data.count))
             let body = Array(chunk.type.utf8) + chunk.data
             out += body
-            out += bigEndian(chunk.wrongCRC ?? crc32(body))
+            out += bigEndian(chunk.wrongCRC ?? CRC32.checksum(body))
         }
         return out
     }
@@ -318,19 +318,8 @@ struct APNGBuilder {
         return boundaries
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff)]
-    }
-
-    /// A plain bitwise CRC-32 (no table), independent of the library's.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xffff_ffff
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
+    /// `value` as four bytes, most significant first.
+    static func bigEndian(_ value: UInt32) -> [UInt8] { PNGBytes.bigEndian(value) }
 }
 
 /// Whole-buffer comparison for APNG tests: reports the first differing pixel and how many differ.

@@ -1,5 +1,6 @@
 import Foundation
 import ImgToolKit
+import TestSupport
 import Testing
 
 /// A fake ``DataFetching`` for loader tests: no network, and every fetch can be frozen until
@@ -43,22 +44,19 @@ final class GateFetcher: DataFetching {
     var finished: [String] { state.withLock { $0.finished } }
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
 
-    /// Waits (polling, at most 5 s) until `count` fetches have started.
+    /// Waits (at most 10 s) until `count` fetches have started.
     func waitUntilStarted(_ count: Int) async throws {
-        try await waitUntil { $0.started.count >= count }
+        try await waitUntil("\(count) fetches started") { $0.started.count >= count }
     }
 
-    /// Waits (polling, at most 5 s) until `count` fetches have been cancelled.
+    /// Waits (at most 10 s) until `count` fetches have been cancelled.
     func waitUntilCancelled(_ count: Int) async throws {
-        try await waitUntil { $0.cancelled.count >= count }
+        try await waitUntil("\(count) fetches cancelled") { $0.cancelled.count >= count }
     }
 
-    private func waitUntil(_ condition: (State) -> Bool) async throws {
-        for _ in 0..<1000 {
-            if state.withLock({ condition($0) }) { return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        Issue.record("condition not reached in 5 s; started \(started), cancelled \(cancelled)")
+    private func waitUntil(_ what: String, _ condition: @escaping (State) -> Bool) async throws {
+        if try await TestSupport.waitUntil({ state.withLock { condition($0) } }) { return }
+        Issue.record("\(what): not reached in 10 s; started \(started), cancelled \(cancelled)")
     }
 
     func fetch(

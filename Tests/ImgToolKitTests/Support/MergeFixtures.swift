@@ -3,32 +3,6 @@ import ImgToolKit
 
 /// Small deterministic images and files for the merge and loader tests.
 enum MergeFixtures {
-    /// A reproducible pseudo-random generator (SplitMix64), so failures can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// An 8-bit image of noise with every alpha value possible.
-    static func noise8(width: Int, height: Int, seed: UInt64) -> PixelBuffer {
-        var generator = Generator(state: seed)
-        let samples = (0..<width * height * 4).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return PixelBuffer(width: width, height: height, rgba8: samples)
-    }
-
-    /// A 16-bit image of noise.
-    static func noise16(width: Int, height: Int, seed: UInt64) -> PixelBuffer {
-        var generator = Generator(state: seed)
-        let samples = (0..<width * height * 4).map { _ in UInt16.random(in: 0...65535, using: &generator) }
-        return PixelBuffer(width: width, height: height, rgba16: samples)
-    }
-
     /// One pixel of one colour.
     static func solid(_ rgba: [UInt8], width: Int = 1, height: Int = 1) -> PixelBuffer {
         PixelBuffer(width: width, height: height, rgba8: Array((0..<width * height).map { _ in rgba }.joined()))
@@ -39,46 +13,9 @@ enum MergeFixtures {
         try PNGEncoder(compressionLevel: 1).encode(image)
     }
 
-    /// A fresh empty folder under the system's temporary folder.
-    static func temporaryFolder(_ label: String) throws -> String {
-        let path = NSTemporaryDirectory() + "imgtool-\(label)-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     /// Writes `bytes` to `path`.
     static func write(_ bytes: [UInt8], to path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-    }
-
-    /// The first differing pixel and how many differ, or `nil` when the buffers are equal.
-    static func mismatch(_ expected: PixelBuffer, _ actual: PixelBuffer) -> String? {
-        guard expected.width == actual.width, expected.height == actual.height else {
-            return "size \(actual.width)x\(actual.height), expected \(expected.width)x\(expected.height)"
-        }
-        guard expected.depth == actual.depth else { return "depth \(actual.depth), expected \(expected.depth)" }
-        var first: String?
-        var count = 0
-        for y in 0..<expected.height {
-            for x in 0..<expected.width {
-                let a = samples(expected, x, y)
-                let b = samples(actual, x, y)
-                if a != b {
-                    count += 1
-                    if first == nil { first = "(\(x), \(y)): expected \(a), got \(b)" }
-                }
-            }
-        }
-        return first.map { "\($0); \(count) pixels differ" }
-    }
-
-    /// The four samples of pixel (x, y) as `Int`s, at the buffer's depth.
-    static func samples(_ image: PixelBuffer, _ x: Int, _ y: Int) -> [Int] {
-        let base = (y * image.width + x) * 4
-        switch image.samples {
-        case .rgba8(let values): return values[base..<base + 4].map(Int.init)
-        case .rgba16(let values): return values[base..<base + 4].map(Int.init)
-        }
     }
 }
 

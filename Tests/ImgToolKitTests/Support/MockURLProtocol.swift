@@ -20,10 +20,16 @@ final class MockURLProtocol: URLProtocol {
     }
 
     private static let replies = Locked<[String: Reply]>([:])
+    private static let startedURLs = Locked<Set<String>>([])
 
     /// Sets the reply for `url`.
     static func set(_ url: String, _ reply: Reply) {
         replies.withLock { $0[url] = reply }
+    }
+
+    /// Whether a transfer of `url` has started (the session asked this protocol to load it).
+    static func hasStarted(_ url: String) -> Bool {
+        startedURLs.withLock { $0.contains(url) }
     }
 
     /// A configuration whose sessions use this protocol first.
@@ -40,6 +46,7 @@ final class MockURLProtocol: URLProtocol {
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
+        if let url = request.url { _ = Self.startedURLs.withLock { $0.insert(url.absoluteString) } }
         guard let url = request.url, let reply = Self.replies.withLock({ $0[url.absoluteString] }) else {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
             return

@@ -332,18 +332,16 @@ extension PixelBuffer {
     /// The first row holding a pixel whose alpha is not the maximum, or `nil` when all are opaque.
     func firstTranslucentRow() -> Int? {
         switch samples {
-        case .rgba8(let values):
-            var index = 3
-            while index < values.count {
-                if values[index] != .max { return index / (width * 4) }
-                index += 4
-            }
-        case .rgba16(let values):
-            var index = 3
-            while index < values.count {
-                if values[index] != .max { return index / (width * 4) }
-                index += 4
-            }
+        case .rgba8(let values): Self.firstTranslucentRow(of: values, width: width)
+        case .rgba16(let values): Self.firstTranslucentRow(of: values, width: width)
+        }
+    }
+
+    private static func firstTranslucentRow<S: Sample>(of values: [S], width: Int) -> Int? {
+        var index = 3
+        while index < values.count {
+            if values[index] != S.max { return index / (width * 4) }
+            index += 4
         }
         return nil
     }

@@ -49,4 +49,13 @@ public struct GIFCodec: ImageCodec {
     ) async throws(ImgToolError) {
         try GIFWriter(options: options).write(source, into: &sink, progress: progress)
     }
+
+    /// ``write(_:into:options:progress:)`` in the calling thread, for callers outside Swift
+    /// concurrency (a fuzzer's callback, a C caller): the same bytes, the same errors.
+    /// - Throws: as ``write(_:into:options:progress:)``.
+    public func writeSynchronously(_ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions)
+        throws(ImgToolError)
+    {
+        try GIFWriter(options: options).write(source, into: &sink, progress: nil)
+    }
 }

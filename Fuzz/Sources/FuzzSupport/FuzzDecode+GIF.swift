@@ -1,3 +1,5 @@
+import ImgToolKit
+
 extension FuzzDecode {
     /// Decodes `bytes` and, when every frame decodes, writes them as a GIF with the GIF codec's
     /// writer and checks what it decodes to (trapping if wrong): the same plays, the frames and
@@ -14,7 +16,7 @@ extension FuzzDecode {
             return
         }
         let frames: [[UInt32]]
-        let writer = GIFWriter(options: ImageWriteOptions())
+        let options = ImageWriteOptions()
         do {
             var decoded: [[UInt32]] = []
             let reader = try source.makeFrameReader(depth: .eight)
@@ -23,7 +25,7 @@ extension FuzzDecode {
                 if samples.indices.contains(where: { $0 % 4 == 3 && samples[$0] != 0 && samples[$0] != 255 }) {
                     decoded.append([])  // not binary alpha: compared by count and timing only
                 } else {
-                    decoded.append(writer.prepare(frame.image))
+                    decoded.append(prepared(frame.image))
                 }
             }
             frames = decoded
@@ -32,7 +34,7 @@ extension FuzzDecode {
         }
         var sink = ByteSink()
         do {
-            try writer.write(source, into: &sink, progress: nil)
+            try GIFCodec().writeSynchronously(source, into: &sink, options: options)
         } catch {
             preconditionFailure("writing \(name) as GIF failed: \(error)")
         }
@@ -41,7 +43,7 @@ extension FuzzDecode {
             precondition(copy.info.format == .gif && copy.info.plays == info.plays, "format or plays")
             var back: [[UInt32]] = []
             let reader = try copy.makeFrameReader(depth: .eight)
-            while let frame = try reader.nextFrame() { back.append(writer.prepare(frame.image)) }
+            while let frame = try reader.nextFrame() { back.append(prepared(frame.image)) }
 
             let exact = frames.allSatisfy { pixels in
                 guard !pixels.isEmpty else { return false }
@@ -61,7 +63,7 @@ extension FuzzDecode {
             while let frame = try reader2.nextFrame() {
                 defer { index += 1 }
                 guard index < delays.count, let delay = delays[index] else { continue }
-                let pixels = writer.prepare(frame.image)
+                let pixels = prepared(frame.image)
                 if !isGIF, let last = shown.last, last.pixels == pixels {
                     shown[shown.count - 1].centiseconds += delay
                 } else {
@@ -80,6 +82,18 @@ extension FuzzDecode {
             }
         } catch {
             preconditionFailure("the written GIF does not decode: \(error)")
+        }
+    }
+
+    /// `image` as packed pixels the way the GIF writer sees it by default: alpha below 128 is
+    /// transparent (0), the rest opaque.
+    static func prepared(_ image: PixelBuffer) -> [UInt32] {
+        guard case .rgba8(let samples) = image.samples else { return [] }
+        return stride(from: 0, to: samples.count, by: 4).map { position in
+            samples[position + 3] < 128
+                ? 0
+                : UInt32(samples[position]) | UInt32(samples[position + 1]) << 8 | UInt32(samples[position + 2]) << 16
+                    | 0xFF00_0000
         }
     }
 }

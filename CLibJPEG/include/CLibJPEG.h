@@ -1,0 +1,168 @@
+// CLibJPEG: the only door between Swift and libjpeg (libjpeg-turbo's libjpeg API).
+//
+// libjpeg reports errors by calling error_exit, which must not return; the usual answer is a
+// longjmp. A longjmp that crosses a Swift frame skips Swift's cleanup, so Swift never calls a
+// libjpeg function that can fail. Every function below sets its own setjmp, runs a short piece of
+// libjpeg work over a memory buffer, and returns a status; libjpeg's message (format_message) is
+// copied into the reader or writer, and its warnings are collected there instead of printed.
+#ifndef CLIBJPEG_H
+#define CLIBJPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Status codes returned by every shim function.
+typedef enum {
+    IMGTOOL_JPEG_OK = 0,
+    /// libjpeg rejected the data (bad marker, Huffman table, SOF ...); see the message.
+    IMGTOOL_JPEG_CORRUPT = 1,
+    /// The data ended before the image did ("Premature end of JPEG file"). Rows read so far
+    /// hold what libjpeg made of the data present.
+    IMGTOOL_JPEG_TRUNCATED = 2,
+    /// An allocation failed, or the image passed the memory or scan limits of the reader.
+    IMGTOOL_JPEG_TOO_LARGE = 3,
+    /// The image uses something the shim does not decode (an unknown colour space, 12-bit samples).
+    IMGTOOL_JPEG_UNSUPPORTED = 4,
+    /// The call was made in the wrong order or with bad arguments.
+    IMGTOOL_JPEG_MISUSE = 5,
+} imgtool_jpeg_status;
+
+/// The colour space of the stored samples, as libjpeg guesses it from the components, the JFIF
+/// and Adobe markers (`jpeg_color_space`).
+typedef enum {
+    IMGTOOL_JPEG_COLOR_UNKNOWN = 0,
+    IMGTOOL_JPEG_COLOR_GRAY = 1,
+    IMGTOOL_JPEG_COLOR_RGB = 2,
+    IMGTOOL_JPEG_COLOR_YCBCR = 3,
+    IMGTOOL_JPEG_COLOR_CMYK = 4,
+    IMGTOOL_JPEG_COLOR_YCCK = 5,
+} imgtool_jpeg_color;
+
+/// What the markers before the first scan say about an image.
+typedef struct {
+    /// The size stored in the frame header (SOF).
+    uint32_t width;
+    uint32_t height;
+    int components;
+    /// Bits per sample (8; 12-bit files are refused when decoding starts).
+    int precision;
+    imgtool_jpeg_color color;
+    /// The Adobe APP14 transform flag (0, 1 or 2), or -1 when there is no Adobe marker.
+    int adobe_transform;
+    int has_jfif;
+    int progressive;
+    int arithmetic;
+    unsigned int restart_interval;
+    /// Whether an APP1 segment starting `Exif\0\0` / an APP2 segment starting `ICC_PROFILE\0` was seen.
+    int has_exif;
+    int has_icc;
+    /// The size of the rows `imgtool_jpeg_reader_start` will produce (after DCT scaling).
+    uint32_t output_width;
+    uint32_t output_height;
+} imgtool_jpeg_header;
+
+typedef struct imgtool_jpeg_reader imgtool_jpeg_reader;
+
+/// Creates a reader over `size` bytes at `data` (not copied: they must outlive the reader).
+/// `max_memory` bounds what libjpeg may allocate for the image (its coefficient buffers and
+/// rows); `max_scans` bounds the scans of a progressive image (a hostile file can hold thousands
+/// of tiny scans, each costing a pass over the whole image). Returns NULL only when memory is
+/// exhausted.
+imgtool_jpeg_reader *imgtool_jpeg_reader_create(const uint8_t *data, size_t size, size_t max_memory,
+                                                int max_scans);
+
+/// Reads the markers up to the first scan (`jpeg_read_header`), keeping APP1 and APP2 segments
+/// (each at most 64 KiB, as a marker cannot be longer).
+imgtool_jpeg_status imgtool_jpeg_reader_read_header(imgtool_jpeg_reader *reader, imgtool_jpeg_header *header);
+
+/// The payload of the first APP1 segment that starts `Exif\0\0` (the `Exif\0\0` included), and
+/// its length in `*length`; NULL and 0 when there is none. Valid until the reader is destroyed.
+const uint8_t *imgtool_jpeg_reader_exif(const imgtool_jpeg_reader *reader, size_t *length);
+
+/// Starts decoding (`jpeg_start_decompress`) to 8-bit RGBA, A = 255, at 1/`scale_denom` of the
+/// stored size (1, 2, 4 or 8, libjpeg's DCT scaling). YCbCr, RGB and grey come out of libjpeg as
+/// `JCS_EXT_RGBA`; CMYK and YCCK as `JCS_CMYK` (Adobe's inverted values, as stored), turned into
+/// RGB as libjpeg-turbo's `cmyk_to_rgb` does: R = round(C x K / 255), and so on. Updates
+/// `header->output_width` and `output_height`. A progressive image is read whole here.
+imgtool_jpeg_status imgtool_jpeg_reader_start(imgtool_jpeg_reader *reader, int scale_denom,
+                                              imgtool_jpeg_header *header);
+
+/// Reads the next `row_count` rows into `dst`, `stride` bytes apart (a negative stride writes
+/// upwards from `dst`). Returns IMGTOOL_JPEG_TRUNCATED, with the rows filled, once libjpeg has
+/// reported that the data ended early.
+imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, uint8_t *dst, ptrdiff_t stride,
+                                                  uint32_t row_count);
+
+/// Reads the rest of the data up to EOI (`jpeg_finish_decompress`); bytes after EOI are ignored.
+imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader);
+
+/// The message of the last failure (libjpeg's text, or the shim's), or "" when there was none.
+const char *imgtool_jpeg_reader_message(const imgtool_jpeg_reader *reader);
+
+/// The distinct warnings libjpeg reported so far ("Corrupt JPEG data: 3 extraneous bytes before
+/// marker 0xd9"), separated by newlines; "" when none. At most a few are kept.
+const char *imgtool_jpeg_reader_warnings(const imgtool_jpeg_reader *reader);
+
+/// How many warnings libjpeg reported in all (some may not be in the text).
+long imgtool_jpeg_reader_warning_count(const imgtool_jpeg_reader *reader);
+
+/// Frees the reader and everything libjpeg allocated for it. NULL is allowed.
+void imgtool_jpeg_reader_destroy(imgtool_jpeg_reader *reader);
+
+/// How to encode an image. Rows are 8-bit RGBX (4 bytes a pixel, the fourth ignored).
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    /// 1-100, as libjpeg's `jpeg_set_quality` (baseline-compatible tables).
+    int quality;
+    /// Non-zero: a progressive file (`jpeg_simple_progression`).
+    int progressive;
+    /// Non-zero: Huffman tables computed for the image (`optimize_coding`), smaller files.
+    int optimize;
+    /// Chroma subsampling: 0 for 4:4:4 (none), 1 for 4:2:0 (half in each direction).
+    int subsample;
+    /// Non-zero: arithmetic coding instead of Huffman (`arith_code`; few decoders outside libjpeg
+    /// read it, so imgtool writes it only in tests).
+    int arithmetic;
+    /// A restart marker every this many MCUs (`restart_interval`), 0 for none.
+    unsigned int restart_interval;
+} imgtool_jpeg_write_params;
+
+typedef struct imgtool_jpeg_writer imgtool_jpeg_writer;
+
+/// Creates a writer that collects its output in memory; take it in pieces with
+/// `imgtool_jpeg_writer_output`. NULL when out of memory.
+imgtool_jpeg_writer *imgtool_jpeg_writer_create(void);
+
+/// Sets the parameters and writes the markers (`jpeg_start_compress`).
+imgtool_jpeg_status imgtool_jpeg_writer_begin(imgtool_jpeg_writer *writer, const imgtool_jpeg_write_params *params);
+
+/// Writes `row_count` rows from `rows`, `stride` bytes apart.
+imgtool_jpeg_status imgtool_jpeg_writer_write_rows(imgtool_jpeg_writer *writer, const uint8_t *rows, size_t stride,
+                                                   uint32_t row_count);
+
+/// Writes the last scan and EOI (`jpeg_finish_compress`).
+imgtool_jpeg_status imgtool_jpeg_writer_finish(imgtool_jpeg_writer *writer);
+
+/// The bytes encoded since the last call (`*length` of them), which the caller copies out before
+/// the next call into the writer; the writer then reuses its buffer.
+const uint8_t *imgtool_jpeg_writer_output(imgtool_jpeg_writer *writer, size_t *length);
+
+/// The message of the last failure, or "".
+const char *imgtool_jpeg_writer_message(const imgtool_jpeg_writer *writer);
+
+/// Frees the writer. NULL is allowed.
+void imgtool_jpeg_writer_destroy(imgtool_jpeg_writer *writer);
+
+/// libjpeg-turbo's version as compiled against, e.g. 2001005 for 2.1.5 (0 when not known).
+long imgtool_jpeg_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

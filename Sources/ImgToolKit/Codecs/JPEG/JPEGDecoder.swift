@@ -1,0 +1,261 @@
+internal import CLibJPEG
+
+/// What a JPEG's markers before the first scan declare.
+struct JPEGHeader: Sendable, Hashable {
+    /// The colour space of the stored samples, as libjpeg infers it.
+    enum ColorSpace: String, Sendable, Hashable {
+        case gray, rgb, ycbcr, cmyk, ycck, unknown
+    }
+
+    /// The size in the frame header (SOF), as stored.
+    var width: Int
+    var height: Int
+    var components: Int
+    /// Bits per sample (8 or 12).
+    var precision: Int
+    var colorSpace: ColorSpace
+    /// The Adobe APP14 transform flag, `nil` without an Adobe marker.
+    var adobeTransform: Int?
+    var hasJFIF: Bool
+    var isProgressive: Bool
+    var isArithmetic: Bool
+    var restartInterval: Int
+    var hasEXIF: Bool
+    var hasICCProfile: Bool
+    /// Tag 0x0112 of the first APP1 `Exif` segment as stored, or `nil`.
+    var exifOrientation: Int?
+    /// Warnings libjpeg gave while reading the markers (junk between them, say).
+    var warnings: [String]
+}
+
+/// Decodes JPEG data with libjpeg (libjpeg-turbo), through the `CLibJPEG` shim, so libjpeg's
+/// longjmp never reaches Swift.
+///
+/// Output is 8-bit RGBA with A = 255, as libjpeg-turbo's default decode gives it (accurate integer
+/// IDCT, fancy upsampling): YCbCr converted by libjpeg, grey copied to R, G and B, Adobe CMYK and
+/// YCCK turned into RGB as libjpeg-turbo's `cmyk_to_rgb`. No ICC profile is applied. The rows are
+/// written straight into their place in the displayed image, turned as the orientation says, so
+/// turning costs no second image. A decoder is a one-shot value used within one task.
+struct JPEGDecoder: Sendable {
+    /// Limits checked before any pixel memory is allocated.
+    var limits: DecodingLimits
+
+    /// Most scans a progressive image may have; real encoders write about ten.
+    static let maxScans = 1000
+
+    /// Reads the markers up to the first scan, decoding no pixels.
+    /// - Throws: ``ImgToolError`` `corrupt`, `truncated`, `tooLarge` or `unsupportedFormat`.
+    func header(of data: [UInt8]) throws(ImgToolError) -> JPEGHeader {
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
+            let reader = try JPEGReader(bytes: bytes, limits: limits)
+            defer { reader.close() }
+            return try reader.readHeader()
+        }
+    }
+
+    /// Decodes the image.
+    /// - Parameters:
+    ///   - data: the whole JPEG file; bytes after the first EOI are ignored.
+    ///   - scaleDenominator: 1, 2, 4 or 8: decode at that fraction of the stored size (libjpeg's
+    ///     DCT scaling, much cheaper than scaling afterwards).
+    ///   - orientation: how to turn the image while its rows are stored.
+    /// - Returns: the displayed image, and the warnings libjpeg gave (corrupt data it worked around).
+    /// - Throws: ``ImgToolError`` `corrupt`, `truncated` (the data ends early: "Premature end of
+    ///   JPEG file"), `tooLarge`, `unsupportedFormat` or `cancelled`, naming no input.
+    func decode(_ data: [UInt8], scaleDenominator: Int = 1, orientation: ImageOrientation = .up)
+        throws(ImgToolError) -> (image: PixelBuffer, warnings: [String])
+    {
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
+            let reader = try JPEGReader(bytes: bytes, limits: limits)
+            defer { reader.close() }
+            let header = try reader.readHeader()
+            // The stored size bounds what libjpeg allocates (a progressive image's coefficients
+            // are stored size), so it is what the limit is checked on, before anything is.
+            try limits.checkPixels(width: header.width, height: header.height)
+            let output = try reader.start(scaleDenominator: scaleDenominator)
+            let shown = orientation.displayedSize(of: output)
+            var image = try PixelBuffer(width: shown.width, height: shown.height, depth: .eight) {
+                (raw: UnsafeMutableRawBufferPointer) throws(ImgToolError) in
+                try reader.readRows(into: raw, size: output, orientation: orientation)
+            }
+            try reader.finish()
+            let warnings = reader.warnings
+            image.metadata = ImageMetadata(
+                format: .jpeg, bitDepth: header.precision, colorType: header.components == 1 ? .gray : .rgb,
+                color: ColorMetadata(hasICCProfile: header.hasICCProfile), warnings: warnings)
+            return (image, warnings)
+        }
+    }
+}
+
+/// Owns one `imgtool_jpeg_reader`; every call maps the shim's status to an ``ImgToolError``.
+private final class JPEGReader {
+    private let handle: OpaquePointer
+    private var cHeader = imgtool_jpeg_header()
+
+    init(bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws(ImgToolError) {
+        // libjpeg's own bound on what it allocates: the coefficients of a progressive image (2
+        // bytes a sample, up to 4 samples a pixel) plus working rows, for the largest image allowed.
+        let (memory, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 12)
+        guard let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1),
+            let handle = imgtool_jpeg_reader_create(
+                base, bytes.count, overflow ? Int.max : memory + (64 << 20), Int32(JPEGDecoder.maxScans))
+        else {
+            throw ImgToolError(.tooLarge, "out of memory creating a JPEG reader")
+        }
+        self.handle = handle
+    }
+
+    func close() { imgtool_jpeg_reader_destroy(handle) }
+
+    /// The distinct warnings libjpeg gave so far.
+    var warnings: [String] {
+        let text = String(cString: imgtool_jpeg_reader_warnings(handle))
+        return text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
+    }
+
+    /// `imgtool_jpeg_reader_read_header`, and the EXIF orientation.
+    func readHeader() throws(ImgToolError) -> JPEGHeader {
+        try check(imgtool_jpeg_reader_read_header(handle, &cHeader), phase: "reading the markers")
+        var length = 0
+        let exif = imgtool_jpeg_reader_exif(handle, &length)
+        let orientation = exif.flatMap {
+            EXIFReader.orientation(inAPP1: Array(UnsafeBufferPointer(start: $0, count: length)))
+        }
+        let colorSpace: JPEGHeader.ColorSpace =
+            switch cHeader.color {
+            case IMGTOOL_JPEG_COLOR_GRAY: .gray
+            case IMGTOOL_JPEG_COLOR_RGB: .rgb
+            case IMGTOOL_JPEG_COLOR_YCBCR: .ycbcr
+            case IMGTOOL_JPEG_COLOR_CMYK: .cmyk
+            case IMGTOOL_JPEG_COLOR_YCCK: .ycck
+            default: .unknown
+            }
+        return JPEGHeader(
+            width: Int(cHeader.width), height: Int(cHeader.height), components: Int(cHeader.components),
+            precision: Int(cHeader.precision), colorSpace: colorSpace,
+            adobeTransform: cHeader.adobe_transform < 0 ? nil : Int(cHeader.adobe_transform),
+            hasJFIF: cHeader.has_jfif != 0, isProgressive: cHeader.progressive != 0,
+            isArithmetic: cHeader.arithmetic != 0, restartInterval: Int(cHeader.restart_interval),
+            hasEXIF: cHeader.has_exif != 0, hasICCProfile: cHeader.has_icc != 0, exifOrientation: orientation,
+            warnings: warnings)
+    }
+
+    /// `imgtool_jpeg_reader_start`: the size of the rows to come.
+    func start(scaleDenominator: Int) throws(ImgToolError) -> PixelSize {
+        try check(
+            imgtool_jpeg_reader_start(handle, Int32(scaleDenominator), &cHeader), phase: "starting to decode")
+        return PixelSize(width: Int(cHeader.output_width), height: Int(cHeader.output_height))
+    }
+
+    /// Reads every row into `raw` (the displayed image), in bands so that cancellation is noticed
+    /// between them. Orientations 1-4 keep rows whole: libjpeg writes each row in its displayed
+    /// place (upwards for 3 and 4), mirrored in place for 2 and 3. Orientations 5-8 turn rows into
+    /// columns: a band of rows is decoded into a small buffer, then each of its columns is written
+    /// as a run of pixels into a displayed row.
+    func readRows(into raw: UnsafeMutableRawBufferPointer, size: PixelSize, orientation: ImageOrientation)
+        throws(ImgToolError)
+    {
+        guard let base = raw.baseAddress, size.width > 0, size.height > 0 else { return }
+        let rowBytes = size.width * 4
+        if orientation.swapsAxes {
+            try readTurned(into: base, size: size, orientation: orientation)
+            return
+        }
+        let upwards = orientation == .down || orientation == .downMirrored
+        let mirrored = orientation == .upMirrored || orientation == .down
+        let band = max(16, (1 << 20) / rowBytes)  // about 1 MiB of output per C call
+        var row = 0
+        while row < size.height {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding row \(row)") }
+            let count = min(band, size.height - row)
+            let first = upwards ? size.height - 1 - row : row
+            let destination = base + first * rowBytes
+            try check(
+                imgtool_jpeg_reader_read_rows(
+                    handle, destination.assumingMemoryBound(to: UInt8.self), upwards ? -rowBytes : rowBytes,
+                    UInt32(count)),
+                phase: "decoding rows \(row)-\(row + count - 1)")
+            if mirrored {
+                for index in 0..<count {
+                    let pixels = (destination + (upwards ? -index : index) * rowBytes).assumingMemoryBound(
+                        to: UInt32.self)
+                    var line = UnsafeMutableBufferPointer(start: pixels, count: size.width)
+                    line.reverse()
+                }
+            }
+            row += count
+        }
+    }
+
+    /// Orientations 5-8: stored row y becomes displayed column y (5, 8) or height-1-y (6, 7);
+    /// stored column x becomes displayed row x (5, 6) or width-1-x (7, 8).
+    private func readTurned(into base: UnsafeMutableRawPointer, size: PixelSize, orientation: ImageOrientation)
+        throws(ImgToolError)
+    {
+        let band = 64
+        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: band * size.width)
+        defer { scratch.deallocate() }
+        let output = base.assumingMemoryBound(to: UInt32.self)
+        let shownWidth = size.height  // displayed rows are stored columns, `size.height` pixels long
+        let reverseColumns = orientation == .rightMirrored || orientation == .left
+        let reverseRows = orientation == .right || orientation == .rightMirrored
+        var row = 0
+        while row < size.height {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding row \(row)") }
+            let count = min(band, size.height - row)
+            try check(
+                imgtool_jpeg_reader_read_rows(
+                    handle, UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: UInt8.self), size.width * 4,
+                    UInt32(count)),
+                phase: "decoding rows \(row)-\(row + count - 1)")
+            // In tiles of 16 stored columns: each stored row gives 16 contiguous pixels, which go to
+            // 16 displayed rows; a tile's band then fills `count` contiguous pixels of each. Few
+            // pages are written at a time, where walking one column at a time touched every
+            // displayed row (and page) for each stored row.
+            let tile = 16
+            var lines = [UnsafeMutablePointer<UInt32>](repeating: output, count: tile)
+            for first in stride(from: 0, to: size.width, by: tile) {
+                let width = min(tile, size.width - first)
+                for j in 0..<width {
+                    let x = first + j
+                    lines[j] = output + (reverseColumns ? size.width - 1 - x : x) * shownWidth
+                }
+                lines.withUnsafeBufferPointer { lines in
+                    for index in 0..<count {
+                        let source = scratch + index * size.width + first
+                        let column = reverseRows ? size.height - 1 - row - index : row + index
+                        for j in 0..<width { lines[j][column] = source[j] }
+                    }
+                }
+            }
+            row += count
+        }
+    }
+
+    /// `imgtool_jpeg_reader_finish`: the data after the last row, up to EOI.
+    func finish() throws(ImgToolError) {
+        try check(imgtool_jpeg_reader_finish(handle), phase: "reading the end of the data")
+    }
+
+    private func check(_ status: imgtool_jpeg_status, phase: String) throws(ImgToolError) {
+        guard status != IMGTOOL_JPEG_OK else { return }
+        let cause = String(cString: imgtool_jpeg_reader_message(handle))
+        switch status {
+        case IMGTOOL_JPEG_TRUNCATED:
+            // libjpeg's warning says why; an error that followed from the cut is kept after it.
+            let premature = "Premature end of JPEG file"
+            throw ImgToolError(
+                .truncated, "truncated JPEG: the data ends while \(phase)",
+                cause: cause.isEmpty || cause == premature ? premature : "\(premature); then: \(cause)")
+        case IMGTOOL_JPEG_TOO_LARGE:
+            throw ImgToolError(.tooLarge, "JPEG too large: \(cause) while \(phase)", cause: cause)
+        case IMGTOOL_JPEG_UNSUPPORTED:
+            throw ImgToolError(.unsupportedFormat, "unsupported JPEG: \(cause)", cause: cause)
+        case IMGTOOL_JPEG_MISUSE:
+            throw ImgToolError(.corrupt, "the JPEG decoder was called out of order while \(phase)")
+        default:
+            throw ImgToolError(.corrupt, "corrupt JPEG while \(phase)", cause: cause)
+        }
+    }
+}

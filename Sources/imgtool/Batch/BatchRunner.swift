@@ -1,0 +1,239 @@
+import ArgumentParser
+import Foundation
+import ImgToolKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs a batch's jobs, at most ``concurrency`` at once, in one process, sharing one fetcher and
+/// one cache of decoded inputs, and prints one JSON line per job as it ends.
+struct BatchRunner: Sendable {
+    /// Jobs run at once.
+    var concurrency: Int
+    /// Whether up-to-date outputs are made again.
+    var redo: Bool
+    /// Whether the first failure stops the batch.
+    var failFast: Bool
+    /// The shared fetcher's idle timeout.
+    var timeout: Duration
+
+    /// What the batch did.
+    struct Summary: Sendable {
+        var ok = 0
+        var skipped = 0
+        var failed = 0
+        /// Whether jobs were left undone (a stop signal, or `--fail-fast`).
+        var cancelled = false
+        var seconds = 0.0
+    }
+
+    /// One job, parsed.
+    private struct Prepared: Sendable {
+        var job: Job
+        var command: Result<any BatchableCommand, JobFile.Malformed>
+    }
+
+    /// Runs `jobs` and returns the counts.
+    func run(_ jobs: [Job]) async -> Summary {
+        let start = ContinuousClock.now
+        let prepared = jobs.map { job in Prepared(job: job, command: Self.parse(job)) }
+        let fetcher = BatchFetcher(base: URLSessionFetcher(timeout: timeout))
+        let cache = LoadedImageCache()
+        var urls: [String] = []
+        var keys: [String] = []
+        for case .success(let command) in prepared.map(\.command) {
+            let cached = command.cacheKeys
+            keys += cached
+            if cached.isEmpty { urls += command.inputNames.filter { (try? ImageInput($0))?.isRemote == true } }
+        }
+        if urls.contains(where: { _ in true }) || keys.contains(where: { $0.contains("://") }) {
+            if let first = prepared.lazy.compactMap({ try? $0.command.get() }).flatMap(\.inputNames)
+                .first(where: { (try? ImageInput($0))?.isRemote == true })
+            {
+                try? CurlLibrary.load(toFetch: first)
+            }
+        }
+        await fetcher.expect(urls)
+        await cache.expect(keys)
+        var summary = Summary()
+        var progress = BatchProgress(total: jobs.count)
+        await withTaskGroup(of: (String, Status).self) { group in
+            var next = 0
+            var inFlight = 0
+            func record(_ result: (String, Status)?) {
+                guard let (line, status) = result else { return }
+                inFlight -= 1
+                Console.out(line)
+                switch status {
+                case .ok: summary.ok += 1
+                case .skipped: summary.skipped += 1
+                case .failed: summary.failed += 1
+                }
+                progress.update(done: summary.ok + summary.skipped + summary.failed, failed: summary.failed)
+            }
+            while next < prepared.count {
+                if Task.isCancelled || (failFast && summary.failed > 0) {
+                    summary.cancelled = true
+                    break
+                }
+                if inFlight == max(concurrency, 1) { record(await group.next()) }
+                if failFast && summary.failed > 0 { continue }
+                let item = prepared[next]
+                next += 1
+                let context = CommandContext(
+                    fetcher: fetcher, cache: cache, showsProgress: false, replacesOutputs: true, note: { _ in })
+                let redo = self.redo
+                group.addTask { await Self.execute(item, context: context, redo: redo) }
+                inFlight += 1
+            }
+            if summary.cancelled { group.cancelAll() }
+            while inFlight > 0 { record(await group.next()) }
+        }
+        progress.finish()
+        summary.seconds =
+            Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+            + Double((ContinuousClock.now - start).components.seconds)
+        return summary
+    }
+
+    private enum Status: Sendable {
+        case ok, skipped, failed
+    }
+
+    /// The command a job stands for, or why it cannot run.
+    private static func parse(_ job: Job) -> Result<any BatchableCommand, JobFile.Malformed> {
+        let name = job.args.first ?? ""
+        guard JobFile.commands.contains(name) else {
+            let why =
+                name == "animate"
+                ? "animate plays in a terminal and cannot run in a batch" : "unknown command \"\(name)\""
+            return .failure(
+                JobFile.Malformed(
+                    description: "\(why); a job runs one of \(JobFile.commands.sorted().joined(separator: ", "))"))
+        }
+        do {
+            let parsed = try ImgTool.parseAsRoot(job.args)
+            guard let command = parsed as? any BatchableCommand else {
+                return .failure(JobFile.Malformed(description: "\(name) cannot run in a batch"))
+            }
+            return .success(command)
+        } catch {
+            let message = ImgTool.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            return .failure(JobFile.Malformed(description: "usage: \(message)"))
+        }
+    }
+
+    /// Runs one job and returns its report line.
+    @concurrent
+    private static func execute(_ item: Prepared, context: CommandContext, redo: Bool) async -> (String, Status) {
+        let start = ContinuousClock.now
+        let notes = Locked<[String]>([])
+        var context = context
+        context.note = { line in notes.withLock { $0.append(line) } }
+        func milliseconds() -> Double {
+            let elapsed = ContinuousClock.now - start
+            return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        }
+        let command: any BatchableCommand
+        switch item.command {
+        case .success(let parsed): command = parsed
+        case .failure(let problem):
+            return (report(job: item.job.id, status: "failed", error: problem.description), .failed)
+        }
+        if !redo, let output = command.outputPath, isUpToDate(output, inputs: command.inputNames) {
+            return (report(job: item.job.id, status: "skipped", output: output, bytes: size(of: output)), .skipped)
+        }
+        do {
+            let outcome = try await command.perform(in: context)
+            let line = report(
+                job: item.job.id, status: "ok", output: outcome.output, bytes: outcome.output.flatMap(size(of:)),
+                ms: milliseconds(), notes: notes.withLock { $0 },
+                info: command is InfoCommand ? outcome.data : nil)
+            return (line, .ok)
+        } catch let error as ImgToolError {
+            return (
+                report(
+                    job: item.job.id, status: "failed", ms: milliseconds(), error: error.commandLineDescription,
+                    notes: notes.withLock { $0 }), .failed
+            )
+        } catch {
+            let message = ImgTool.message(for: error)
+            return (
+                report(job: item.job.id, status: "failed", ms: milliseconds(), error: message), .failed
+            )
+        }
+    }
+
+    /// One report line, keys sorted.
+    static func report(
+        job: String, status: String, output: String? = nil, bytes: Int? = nil, ms: Double? = nil, error: String? = nil,
+        notes: [String] = [], info: JSONValue? = nil
+    ) -> String {
+        var object: [String: JSONValue] = ["job": .string(job), "status": .string(status)]
+        if let output { object["output"] = .string(output) }
+        if let bytes { object["bytes"] = .int(bytes) }
+        if let ms { object["ms"] = .milliseconds(ms) }
+        if let error { object["error"] = .string(error) }
+        if !notes.isEmpty { object["notes"] = .array(notes.map(JSONValue.string)) }
+        if let info { object["info"] = info }
+        return JSONValue.object(object).serialized
+    }
+
+    /// Whether `output` exists and is newer than every input that is a local file.
+    static func isUpToDate(_ output: String, inputs: [String]) -> Bool {
+        guard let outputTime = modified(output) else { return false }
+        for name in inputs {
+            guard let input = try? ImageInput(name) else { return false }
+            switch input.location {
+            case .file(let path):
+                guard let inputTime = modified(path), inputTime < outputTime else { return false }
+            case .standardInput, .memory:
+                return false
+            case .remote:
+                continue
+            }
+        }
+        return true
+    }
+
+    private static func modified(_ path: String) -> timespec? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mtim
+    }
+
+    private static func size(of path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+}
+
+extension timespec {
+    static func < (lhs: timespec, rhs: timespec) -> Bool {
+        (lhs.tv_sec, lhs.tv_nsec) < (rhs.tv_sec, rhs.tv_nsec)
+    }
+}
+
+/// `batch: 120 of 1000 done, 2 failed` on stderr when it is a terminal, at most ten times a second.
+struct BatchProgress {
+    let total: Int
+    private var line = StatusLine()
+    private var lastDraw = ContinuousClock.now
+    private let enabled = StatusLine.stderrIsTerminal
+
+    init(total: Int) {
+        self.total = total
+    }
+
+    mutating func update(done: Int, failed: Int) {
+        guard enabled, ContinuousClock.now - lastDraw >= .milliseconds(100) else { return }
+        lastDraw = .now
+        line.draw("batch: \(done) of \(total) done\(failed > 0 ? ", \(failed) failed" : "")")
+    }
+
+    mutating func finish() {
+        if line.isDrawn { line.draw(nil) }
+    }
+}

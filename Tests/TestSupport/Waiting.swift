@@ -1,0 +1,27 @@
+import Foundation
+
+/// Waits until `condition` holds, checking it every `interval`, for at most `timeout`; returns
+/// whether it held. Tests wait on the condition they need, never for a fixed time.
+public func waitUntil(
+    timeout: Duration = .seconds(10), interval: Duration = .milliseconds(5), _ condition: () throws -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// ``waitUntil(timeout:interval:_:)`` for code outside Swift concurrency (a thread, an exit
+/// test that must not start threads of its own): blocks the calling thread between checks.
+public func blockUntil(
+    timeout: Duration = .seconds(10), interval: Duration = .milliseconds(2), _ condition: () throws -> Bool
+) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18)
+    }
+}
