@@ -5,6 +5,8 @@
 // failing file and ends with `N passed, N failed`.
 //
 // Usage: conformance [--corpus DIR] [--only pngsuite|apng|gif|jpeg|webp] [--verbose]
+//        conformance --roundtrip gif [--corpus DIR] [--only gif|apng] [--verbose] [--save DIR]
+//        (see RoundTrip.swift)
 import Foundation
 import ImgToolKit
 
@@ -12,6 +14,8 @@ struct Options {
     var corpus = "../shared/corpus"
     var only: [String] = []
     var verbose = false
+    var roundTrip: String?
+    var save: String?
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -20,6 +24,8 @@ struct Options {
             case "--corpus": corpus = iterator.next() ?? corpus
             case "--only": only.append(contentsOf: (iterator.next() ?? "").split(separator: ",").map(String.init))
             case "--verbose", "-v": verbose = true
+            case "--roundtrip": roundTrip = iterator.next()
+            case "--save": save = iterator.next()
             default:
                 FileHandle.standardError.write(Data("conformance: unknown argument \(argument)\n".utf8))
                 exit(64)
@@ -47,6 +53,17 @@ for name in manifestNames {
 if entries.isEmpty {
     FileHandle.standardError.write(Data("conformance: no manifest*.json entries in \(options.corpus)\n".utf8))
     exit(1)
+}
+
+if let format = options.roundTrip {
+    guard format == "gif" else {
+        FileHandle.standardError.write(Data("conformance: --roundtrip takes gif, not \(format)\n".utf8))
+        exit(64)
+    }
+    let (passed, failed) = await runGIFRoundTrip(
+        entries: entries, corpus: options.corpus, only: options.only, verbose: options.verbose, save: options.save)
+    print("\(passed) passed, \(failed) failed")
+    exit(failed == 0 ? 0 : 1)
 }
 
 var passed = 0

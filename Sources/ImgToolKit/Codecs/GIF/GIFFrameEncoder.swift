@@ -1,0 +1,319 @@
+/// Encodes each frame of an animation as the smallest GIF image that makes a decoder show it
+/// exactly, keeping the canvas the decoder will have (``displayed``).
+///
+/// A frame is given whole (canvas-sized packed ``GIFPixel``s, at most 256 colours within what
+/// changed) together with the frame after it. It is stored as the rectangle that differs from
+/// the canvas a decoder shows before it. GIF cannot draw a transparent pixel over an opaque
+/// one, so where the next frame turns opaque pixels transparent, this frame's rectangle also
+/// covers them and its disposal is `background` (clear to transparent); otherwise it is `none`.
+/// `previous` is never used (decoders disagree on it and it costs a saved canvas). Frame 0
+/// always covers the whole screen, as some decoders fill an uncovered screen with the
+/// background colour.
+///
+/// Inside the rectangle, pixels that stay the same may be drawn with their colour or with the
+/// transparent index (which leaves the canvas alone); both are encoded, on two cores for large
+/// rectangles, and the smaller kept. Each is written with the global colour table when it holds
+/// every colour needed (and a free entry for transparency), otherwise with a local table of
+/// just the colours drawn.
+struct GIFFrameEncoder {
+    /// Canvas width in pixels.
+    let width: Int
+    /// Canvas height in pixels.
+    let height: Int
+    /// Whether every frame gets a Graphic Control Extension (an animation), or only frames
+    /// that need one for transparency or disposal (a still).
+    let isAnimated: Bool
+    /// Whether some frame has transparent pixels.
+    let hasTransparency: Bool
+    /// The global colour table's entries, padded to its stored size; empty when there is none.
+    let globalTable: [UInt32]
+    private let globalIndex: GIFColorIndex
+    /// What a decoder shows once every frame encoded so far has been drawn and disposed of.
+    private(set) var displayed: [UInt32]
+    private var framesEncoded = 0
+
+    /// Pixels in a rectangle from which the two encodings run on two cores.
+    static let parallelPixels = 32 * 1024
+
+    /// Starts at a transparent canvas.
+    /// - Parameters:
+    ///   - globalTable: the global colour table's entries (a power of two of them), or empty.
+    ///   - hasTransparency: whether some frame has transparent pixels.
+    init(width: Int, height: Int, isAnimated: Bool, hasTransparency: Bool, globalTable: [UInt32]) {
+        self.width = width
+        self.height = height
+        self.isAnimated = isAnimated
+        self.hasTransparency = hasTransparency
+        self.globalTable = globalTable
+        var index = GIFColorIndex(capacity: max(globalTable.count, 1))
+        for (position, color) in globalTable.enumerated() where color != 0 {
+            index.insert(color, index: UInt8(truncatingIfNeeded: position))
+        }
+        globalIndex = index
+        displayed = [UInt32](repeating: GIFPixel.transparent, count: width * height)
+    }
+
+    /// A rectangle of the canvas, possibly empty.
+    struct Rect: Sendable, Equatable {
+        var minX: Int
+        var minY: Int
+        var maxX: Int
+        var maxY: Int
+
+        static let empty = Rect(minX: .max, minY: .max, maxX: -1, maxY: -1)
+        var isEmpty: Bool { maxX < minX || maxY < minY }
+        var width: Int { isEmpty ? 0 : maxX - minX + 1 }
+        var height: Int { isEmpty ? 0 : maxY - minY + 1 }
+
+        mutating func formUnion(_ other: Rect) {
+            minX = min(minX, other.minX)
+            minY = min(minY, other.minY)
+            maxX = max(maxX, other.maxX)
+            maxY = max(maxY, other.maxY)
+        }
+    }
+
+    /// How unchanged pixels inside the rectangle are drawn.
+    private enum Variant: Sendable {
+        /// The transparent index: the canvas keeps them.
+        case transparentUnchanged
+        /// Their own colour.
+        case opaqueUnchanged
+    }
+
+    /// One encoded image: its colour table choice and compressed data.
+    private struct Encoded: Sendable {
+        var localTable: [UInt32]?
+        var transparentIndex: UInt8?
+        var data: [UInt8]
+        var size: Int { data.count + (localTable?.count ?? 0) * 3 }
+    }
+
+    /// Encodes `target`, shown for `delayCentiseconds`, and appends its records (Graphic
+    /// Control Extension, image descriptor, local colour table, image data) to `output`.
+    /// - Parameters:
+    ///   - target: the whole canvas the decoder must show, ``width`` x ``height``.
+    ///   - next: the frame after it (only its transparent pixels matter), or `nil` for the last.
+    mutating func encode(target: [UInt32], delayCentiseconds: Int, next: [UInt32]?, into output: inout [UInt8]) {
+        var rect = framesEncoded == 0 ? Rect(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1) : differences(target)
+        var clear = Rect.empty
+        if let next { clear = cleared(target, next: next) }
+        rect.formUnion(clear)
+        if rect.isEmpty { rect = Rect(minX: 0, minY: 0, maxX: 0, maxY: 0) }
+        let disposal = clear.isEmpty ? 1 : 2
+
+        // A frame cleared afterwards carries a transparent index even when it draws none: Pillow
+        // and ffmpeg clear to transparent only then (else to the background colour).
+        // Frame 0 of an animation with transparency carries one too: Pillow decodes every later
+        // frame without alpha unless frame 0 has a transparent index.
+        let best = encodeSmallest(
+            target, in: rect, transparentIndex: disposal == 2 || (framesEncoded == 0 && hasTransparency))
+        if isAnimated || best.transparentIndex != nil || disposal == 2 || delayCentiseconds != 0 {
+            output +=
+                GIFGraphicControl(
+                    delayCentiseconds: min(max(delayCentiseconds, 0), 0xFFFF), disposalMethod: disposal,
+                    transparentIndex: best.transparentIndex
+                ).serialized
+        }
+        output.append(0x2C)
+        for value in [rect.minX, rect.minY, rect.width, rect.height] {
+            output += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+        }
+        if let local = best.localTable {
+            let bits = GIFPixel.tableBits(forEntries: local.count)
+            output.append(0x80 | UInt8(bits - 1))
+            output += GIFPixel.colorTable(local, count: 1 << bits)
+        } else {
+            output.append(0)
+        }
+        output += best.data
+
+        // What the decoder shows next: the target, then this frame's disposal.
+        displayed = target
+        if disposal == 2 {
+            displayed.withUnsafeMutableBufferPointer { canvas in
+                for y in rect.minY...rect.maxY {
+                    let row = y * width
+                    for x in rect.minX...rect.maxX { canvas[row + x] = GIFPixel.transparent }
+                }
+            }
+        }
+        framesEncoded += 1
+    }
+
+    /// The bounding box of the pixels where `target` differs from ``displayed``.
+    private func differences(_ target: [UInt32]) -> Rect {
+        var rect = Rect.empty
+        target.withUnsafeBufferPointer { new in
+            displayed.withUnsafeBufferPointer { old in
+                for y in 0..<height {
+                    let row = y * width
+                    var x = 0
+                    while x < width && new[row + x] == old[row + x] { x += 1 }
+                    guard x < width else { continue }
+                    var last = width - 1
+                    while new[row + last] == old[row + last] { last -= 1 }
+                    rect.minX = min(rect.minX, x)
+                    rect.maxX = max(rect.maxX, last)
+                    rect.minY = min(rect.minY, y)
+                    rect.maxY = y
+                }
+            }
+        }
+        return rect
+    }
+
+    /// The bounding box of the pixels opaque in `target` and transparent in `next`.
+    private func cleared(_ target: [UInt32], next: [UInt32]) -> Rect {
+        var rect = Rect.empty
+        target.withUnsafeBufferPointer { now in
+            next.withUnsafeBufferPointer { later in
+                for y in 0..<height {
+                    let row = y * width
+                    for x in 0..<width where later[row + x] == 0 && now[row + x] != 0 {
+                        rect.minX = min(rect.minX, x)
+                        rect.maxX = max(rect.maxX, x)
+                        rect.minY = min(rect.minY, y)
+                        rect.maxY = y
+                    }
+                }
+            }
+        }
+        return rect
+    }
+
+    /// Both ways of drawing the rectangle, the smaller one.
+    private func encodeSmallest(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
+        let pixels = rect.width * rect.height
+        let displayed = displayed
+        let plan = self
+        let hasUnchangedOpaque = target.withUnsafeBufferPointer { new in
+            displayed.withUnsafeBufferPointer { old in
+                for y in rect.minY...rect.maxY {
+                    let row = y * width
+                    for x in rect.minX...rect.maxX where new[row + x] != 0 && new[row + x] == old[row + x] {
+                        return true
+                    }
+                }
+                return false
+            }
+        }
+        guard hasUnchangedOpaque else {
+            // Both variants draw the same pixels.
+            return plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
+                ?? plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, false)
+                ?? Encoded(localTable: nil, transparentIndex: nil, data: [])
+        }
+        let (opaque, transparent): (Encoded?, Encoded?)
+        if pixels >= Self.parallelPixels && availableProcessors > 1 {
+            (opaque, transparent) = forkJoin {
+                plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
+            } alongside: {
+                plan.encode(target, displayed: displayed, in: rect, variant: .transparentUnchanged, transparentIndex)
+            }
+        } else {
+            opaque = plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
+            transparent = plan.encode(
+                target, displayed: displayed, in: rect, variant: .transparentUnchanged, transparentIndex)
+        }
+        switch (opaque, transparent) {
+        case (let opaque?, let transparent?): return opaque.size < transparent.size ? opaque : transparent
+        case (let one?, nil), (nil, let one?): return one
+        case (nil, nil) where transparentIndex:
+            return encodeSmallest(target, in: rect, transparentIndex: false)
+        case (nil, nil):
+            preconditionFailure("a frame with more colours than a GIF palette holds reached the encoder")
+        }
+    }
+
+    /// The rectangle drawn as `variant`, or `nil` when its colours (and the transparent index it
+    /// needs, or `forceTransparent` asks for) fit in no colour table.
+    private func encode(
+        _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool
+    ) -> Encoded? {
+        let width = width
+        // The colours drawn, and whether any pixel is drawn transparent.
+        var colors = GIFColorIndex(capacity: 256)
+        var needsTransparent = forceTransparent
+        let fits: Bool = target.withUnsafeBufferPointer { new in
+            displayed.withUnsafeBufferPointer { old in
+                var last: UInt32 = 0
+                for y in rect.minY...rect.maxY {
+                    let row = y * width
+                    for x in rect.minX...rect.maxX {
+                        let pixel = new[row + x]
+                        if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
+                            needsTransparent = true
+                            continue
+                        }
+                        if pixel == last { continue }
+                        last = pixel
+                        if !colors.add(pixel) { return false }
+                    }
+                }
+                return true
+            }
+        }
+        guard fits else { return nil }
+
+        // The global table, when it holds every colour and, if needed, a free entry; else a
+        // local table of the colours drawn, the transparent entry last.
+        var localTable: [UInt32]?
+        var transparentIndex: UInt8?
+        var useGlobal = false
+        if !globalTable.isEmpty, colors.colors.allSatisfy({ globalIndex.contains($0) }) {
+            if needsTransparent {
+                var used = [Bool](repeating: false, count: globalTable.count)
+                for color in colors.colors { if let index = globalIndex.index(of: color) { used[Int(index)] = true } }
+                if let free = used.firstIndex(of: false) {
+                    transparentIndex = UInt8(truncatingIfNeeded: free)
+                    useGlobal = true
+                }
+            } else {
+                useGlobal = true
+            }
+        }
+        let map: GIFColorIndex
+        if useGlobal {
+            map = globalIndex
+        } else {
+            guard colors.count + (needsTransparent ? 1 : 0) <= 256 else { return nil }
+            map = colors
+            localTable = colors.colors
+            transparentIndex = needsTransparent ? UInt8(truncatingIfNeeded: colors.count) : nil
+        }
+        let tableEntries = localTable.map { $0.count + (needsTransparent ? 1 : 0) } ?? globalTable.count
+        let codeSize = max(2, GIFPixel.tableBits(forEntries: max(tableEntries, 2)))
+
+        var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
+        let clearIndex = transparentIndex ?? 0
+        target.withUnsafeBufferPointer { new in
+            displayed.withUnsafeBufferPointer { old in
+                indices.withUnsafeMutableBufferPointer { out in
+                    var position = 0
+                    var last: UInt32 = 0
+                    var lastIndex: UInt8 = clearIndex
+                    for y in rect.minY...rect.maxY {
+                        let row = y * width
+                        for x in rect.minX...rect.maxX {
+                            let pixel = new[row + x]
+                            if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
+                                out[position] = clearIndex
+                            } else {
+                                if pixel != last {
+                                    last = pixel
+                                    lastIndex = map.index(of: pixel) ?? 0
+                                }
+                                out[position] = lastIndex
+                            }
+                            position += 1
+                        }
+                    }
+                }
+            }
+        }
+        var data: [UInt8] = []
+        indices.withUnsafeBufferPointer { GIFLZWEncoder.encode($0, minimumCodeSize: codeSize, into: &data) }
+        return Encoded(localTable: localTable, transparentIndex: transparentIndex, data: data)
+    }
+}

@@ -1,0 +1,231 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A colour in the OkLab space (Björn Ottosson, 2020): lightness and two opponent axes, where
+/// Euclidean distance follows perceived difference far better than in sRGB.
+struct OkLab: Sendable, Equatable {
+    var l: Float
+    var a: Float
+    var b: Float
+
+    /// sRGB samples (0 ... 255) to linear light, one entry per 8-bit value.
+    static let linear: [Float] = (0..<256).map { value in
+        let v = Float(value) / 255
+        return v <= 0.04045 ? v / 12.92 : powf((v + 0.055) / 1.055, 2.4)
+    }
+
+    /// The OkLab coordinates of an sRGB colour whose samples are 0 ... 255 (fractions allowed).
+    init(red: Float, green: Float, blue: Float) {
+        func toLinear(_ v: Float) -> Float {
+            let s = min(max(v / 255, 0), 1)
+            return s <= 0.04045 ? s / 12.92 : powf((s + 0.055) / 1.055, 2.4)
+        }
+        self.init(linearRed: toLinear(red), green: toLinear(green), blue: toLinear(blue))
+    }
+
+    /// The OkLab coordinates of a linear-light RGB colour (0 ... 1).
+    init(linearRed r: Float, green g: Float, blue b: Float) {
+        let l = cbrtf(0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b)
+        let m = cbrtf(0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b)
+        let s = cbrtf(0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b)
+        self.l = 0.210_454_255_3 * l + 0.793_617_785_0 * m - 0.004_072_046_8 * s
+        self.a = 1.977_998_495_1 * l - 2.428_592_205_0 * m + 0.450_593_709_9 * s
+        self.b = 0.025_904_037_1 * l + 0.782_771_766_2 * m - 0.808_675_766_0 * s
+    }
+
+    init(l: Float, a: Float, b: Float) {
+        self.l = l
+        self.a = a
+        self.b = b
+    }
+
+    /// The nearest 8-bit sRGB colour, packed as an opaque ``GIFPixel``.
+    var packed: UInt32 {
+        let l_ = l + 0.396_337_777_4 * a + 0.215_803_757_3 * b
+        let m_ = l - 0.105_561_345_8 * a - 0.063_854_172_8 * b
+        let s_ = l - 0.089_484_177_5 * a - 1.291_485_548_0 * b
+        let l3 = l_ * l_ * l_
+        let m3 = m_ * m_ * m_
+        let s3 = s_ * s_ * s_
+        let r = 4.076_741_662_1 * l3 - 3.307_711_591_3 * m3 + 0.230_969_929_2 * s3
+        let g = -1.268_438_004_6 * l3 + 2.609_757_401_1 * m3 - 0.341_319_396_5 * s3
+        let bl = -0.004_196_086_3 * l3 - 0.703_418_614_7 * m3 + 1.707_614_701_0 * s3
+        func encode(_ v: Float) -> UInt8 {
+            let c = min(max(v, 0), 1)
+            let s = c <= 0.003_130_8 ? 12.92 * c : 1.055 * powf(c, 1 / 2.4) - 0.055
+            return UInt8(min(max((s * 255).rounded(), 0), 255))
+        }
+        return GIFPixel.opaque(encode(r), encode(g), encode(bl))
+    }
+
+    /// Squared distance.
+    @inline(__always)
+    func distanceSquared(to other: OkLab) -> Float {
+        let dl = l - other.l
+        let da = a - other.a
+        let db = b - other.b
+        return dl * dl + da * da + db * db
+    }
+}
+
+/// A weighted colour histogram with a fixed number of bins (5 bits per channel, 32768 bins):
+/// what the quantizer learns from however many frames, in bounded memory. Each bin keeps its
+/// weight and the weighted sum of the colours in it, so a bin's mean is exact for a flat colour.
+struct GIFHistogram: Sendable {
+    private(set) var weight = [Double](repeating: 0, count: 1 << 15)
+    private(set) var sums = [Double](repeating: 0, count: 3 << 15)
+
+    @inline(__always)
+    mutating func add(_ pixel: UInt32, weight w: Double) {
+        let (r, g, b) = GIFPixel.channels(pixel)
+        let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
+        weight[bin] += w
+        sums[bin * 3] += Double(r) * w
+        sums[bin * 3 + 1] += Double(g) * w
+        sums[bin * 3 + 2] += Double(b) * w
+    }
+
+    /// The occupied bins: their mean colours in OkLab and their weights.
+    var points: (colors: [OkLab], weights: [Float]) {
+        var colors: [OkLab] = []
+        var weights: [Float] = []
+        for bin in 0..<weight.count where weight[bin] > 0 {
+            let w = weight[bin]
+            colors.append(
+                OkLab(
+                    red: Float(sums[bin * 3] / w), green: Float(sums[bin * 3 + 1] / w),
+                    blue: Float(sums[bin * 3 + 2] / w)))
+            weights.append(Float(w))
+        }
+        return (colors, weights)
+    }
+}
+
+/// Builds a palette from a ``GIFHistogram``: median cut in OkLab (the box with the largest
+/// weighted error is split along its widest axis at the weighted median), then weighted
+/// k-means (Lloyd iterations) from those centres.
+enum GIFQuantizer {
+    /// At most `count` opaque colours (distinct, packed ``GIFPixel``s) for the histogram.
+    static func palette(from histogram: GIFHistogram, count: Int, iterations: Int = 6) -> [UInt32] {
+        let (points, weights) = histogram.points
+        guard !points.isEmpty else { return [GIFPixel.opaque(0, 0, 0)] }
+        if points.count <= count { return unique(points.map(\.packed)) }
+        var centres = medianCut(points, weights, count: count)
+        refine(&centres, points, weights, iterations: iterations)
+        return unique(centres.map(\.packed))
+    }
+
+    private static func unique(_ colors: [UInt32]) -> [UInt32] {
+        var seen = Set<UInt32>()
+        return colors.filter { seen.insert($0).inserted }
+    }
+
+    private struct Box {
+        var start: Int
+        var end: Int
+        var error: Float
+        var axis: Int
+    }
+
+    private static func coordinate(_ color: OkLab, _ axis: Int) -> Float {
+        switch axis {
+        case 0: color.l
+        case 1: color.a
+        default: color.b
+        }
+    }
+
+    /// The weighted mean, total error and widest axis of `order[start..<end]`.
+    private static func measure(
+        _ order: [Int], _ start: Int, _ end: Int, _ points: [OkLab], _ weights: [Float]
+    ) -> (mean: OkLab, error: Float, axis: Int) {
+        var total: Float = 0
+        var sum = (Float(0), Float(0), Float(0))
+        var squares = (Float(0), Float(0), Float(0))
+        for position in start..<end {
+            let p = points[order[position]]
+            let w = weights[order[position]]
+            total += w
+            sum.0 += p.l * w
+            sum.1 += p.a * w
+            sum.2 += p.b * w
+            squares.0 += p.l * p.l * w
+            squares.1 += p.a * p.a * w
+            squares.2 += p.b * p.b * w
+        }
+        let mean = OkLab(l: sum.0 / total, a: sum.1 / total, b: sum.2 / total)
+        let variance = [
+            squares.0 - sum.0 * mean.l, squares.1 - sum.1 * mean.a, squares.2 - sum.2 * mean.b,
+        ]
+        let axis = variance.indices.max { variance[$0] < variance[$1] } ?? 0
+        return (mean, max(variance.reduce(0, +), 0), axis)
+    }
+
+    private static func medianCut(_ points: [OkLab], _ weights: [Float], count: Int) -> [OkLab] {
+        var order = Array(points.indices)
+        let whole = measure(order, 0, order.count, points, weights)
+        var boxes = [Box(start: 0, end: order.count, error: whole.error, axis: whole.axis)]
+        while boxes.count < count {
+            guard
+                let pick = boxes.indices.filter({ boxes[$0].end - boxes[$0].start > 1 }).max(by: {
+                    boxes[$0].error < boxes[$1].error
+                }), boxes[pick].error > 0
+            else { break }
+            let box = boxes[pick]
+            let axis = box.axis
+            order[box.start..<box.end].sort { coordinate(points[$0], axis) < coordinate(points[$1], axis) }
+            var half: Float = 0
+            for position in box.start..<box.end { half += weights[order[position]] }
+            half /= 2
+            var running: Float = 0
+            var cut = box.start + 1
+            for position in box.start..<box.end - 1 {
+                running += weights[order[position]]
+                cut = position + 1
+                if running >= half { break }
+            }
+            let left = measure(order, box.start, cut, points, weights)
+            let right = measure(order, cut, box.end, points, weights)
+            boxes[pick] = Box(start: box.start, end: cut, error: left.error, axis: left.axis)
+            boxes.append(Box(start: cut, end: box.end, error: right.error, axis: right.axis))
+        }
+        return boxes.map { measure(order, $0.start, $0.end, points, weights).mean }
+    }
+
+    private static func refine(_ centres: inout [OkLab], _ points: [OkLab], _ weights: [Float], iterations: Int) {
+        var assignment = [Int](repeating: 0, count: points.count)
+        for _ in 0..<iterations {
+            var moved = 0
+            for (position, point) in points.enumerated() {
+                var best = 0
+                var bestDistance = Float.infinity
+                for (index, centre) in centres.enumerated() {
+                    let distance = point.distanceSquared(to: centre)
+                    if distance < bestDistance {
+                        bestDistance = distance
+                        best = index
+                    }
+                }
+                if assignment[position] != best { moved += 1 }
+                assignment[position] = best
+            }
+            var sums = [(Float, Float, Float, Float)](repeating: (0, 0, 0, 0), count: centres.count)
+            for (position, point) in points.enumerated() {
+                let w = weights[position]
+                let index = assignment[position]
+                sums[index].0 += point.l * w
+                sums[index].1 += point.a * w
+                sums[index].2 += point.b * w
+                sums[index].3 += w
+            }
+            for index in centres.indices where sums[index].3 > 0 {
+                let w = sums[index].3
+                centres[index] = OkLab(l: sums[index].0 / w, a: sums[index].1 / w, b: sums[index].2 / w)
+            }
+            if moved * 200 < points.count { break }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+/// Writes any ``FrameSource`` as a GIF, streaming, exactly whenever the frames allow it.
+///
+/// Two passes over the source, each through its own ``FrameReader``, so memory stays at a few
+/// canvases whatever the frame count:
+/// 1. Every frame shown is flattened or thresholded to one-bit alpha and its colours counted.
+///    When every frame fits in ``ImageWriteOptions/colors`` (the transparent index aside), the
+///    file is exact: one global colour table when all frames' colours together fit, otherwise a
+///    local table for each frame whose colours are not in the global one. Frames that do not
+///    fit feed a weighted histogram (changed pixels, weighted by time on screen), from which
+///    ``GIFQuantizer`` builds one global palette.
+/// 2. Frames are mapped (``GIFPaletteMapper``, only those that do not fit) and encoded by
+///    ``GIFFrameEncoder`` as the rectangles that change, one frame behind the source so that
+///    each frame knows whether the next one needs pixels cleared.
+///
+/// Timing follows ``GIFTiming``; consecutive identical frames of a non-GIF source are merged
+/// and their delays summed (a GIF source keeps its frames one for one). Plays: 1 writes no
+/// loop extension, N writes NETSCAPE2.0 with loop value N - 1, 0 (forever) writes loop value
+/// 0. The header is `GIF89a` whenever an extension is written, `GIF87a` otherwise.
+struct GIFWriter {
+    let options: ImageWriteOptions
+
+    /// What pass 1 learns.
+    private struct Analysis {
+        /// Per shown frame: whether its colours fit a palette exactly.
+        var fits: [Bool] = []
+        /// Every colour of every frame, while they fit.
+        var union: GIFColorIndex
+        var unionFits = true
+        var firstColors: [UInt32] = []
+        var hasTransparency = false
+        var histogram: GIFHistogram?
+    }
+
+    /// Writes `source` into `sink`.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for options out of range or a canvas larger
+    ///   than 65535 pixels a side; decoding errors from `source`; `writeFailed`; `cancelled`.
+    func write(
+        _ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?
+    ) throws(ImgToolError) {
+        let info = source.info
+        guard (2...256).contains(options.colors) else {
+            throw ImgToolError(.invalidArgument, "--colors must be 2...256, not \(options.colors)")
+        }
+        guard (0...256).contains(options.alphaThreshold) else {
+            throw ImgToolError(.invalidArgument, "--alpha-threshold must be 0...256, not \(options.alphaThreshold)")
+        }
+        guard (1...0xFFFF).contains(info.width), (1...0xFFFF).contains(info.height) else {
+            throw ImgToolError(
+                .invalidArgument, "cannot write a \(info.width)x\(info.height) GIF: sides must be 1...65535")
+        }
+        let plays = options.plays ?? info.plays
+        guard (0...0x10000).contains(plays) else {
+            throw ImgToolError(.invalidArgument, "a GIF plays 1...65536 times or forever (0), not \(plays)")
+        }
+        let isGIF = info.format == .gif
+        let delays = GIFTiming.centiseconds(for: info.frames.map(\.delay), keepExactly: isGIF)
+        let shown = delays.compactMap { $0 }.count
+
+        // Pass 1: colours.
+        let analysis = try analyze(source, delays: delays)
+
+        // The global table.
+        var global: [UInt32]
+        var mapper: GIFPaletteMapper?
+        if analysis.fits.allSatisfy({ $0 }) {
+            global = analysis.unionFits ? analysis.union.colors : analysis.firstColors
+        } else {
+            let histogram = analysis.histogram ?? GIFHistogram()
+            let palette = GIFQuantizer.palette(from: histogram, count: min(options.colors, 255))
+            mapper = GIFPaletteMapper(palette: palette)
+            global = palette
+        }
+        let reserve = shown > 1 || analysis.hasTransparency ? 1 : 0
+        // A spare entry for the transparent index, when the colours leave room for one.
+        let tableBits = GIFPixel.tableBits(forEntries: min(max(global.count + reserve, 2), 256))
+        global += [UInt32](repeating: 0, count: (1 << tableBits) - global.count)
+
+        // Header, logical screen, global table, loop extension.
+        let loops = plays != 1
+        let extensions = shown > 1 || analysis.hasTransparency || loops || delays.contains { ($0 ?? 0) != 0 }
+        var head = Array((extensions ? "GIF89a" : "GIF87a").utf8)
+        head += [
+            UInt8(truncatingIfNeeded: info.width), UInt8(truncatingIfNeeded: info.width >> 8),
+            UInt8(truncatingIfNeeded: info.height), UInt8(truncatingIfNeeded: info.height >> 8),
+            0x80 | 0x70 | UInt8(tableBits - 1), 0, 0,
+        ]
+        head += GIFPixel.colorTable(global, count: global.count)
+        if loops { head += GIFLoopExtension(value: plays == 0 ? 0 : plays - 1).serialized }
+        try sink.append(head)
+
+        // Pass 2: frames.
+        var encoder = GIFFrameEncoder(
+            width: info.width, height: info.height, isAnimated: shown > 1, hasTransparency: analysis.hasTransparency,
+            globalTable: global)
+        var pending: (prepared: [UInt32], target: [UInt32], delay: Int)?
+        var shownIndex = 0
+        var output: [UInt8] = []
+        let reader = try source.makeFrameReader(depth: .eight)
+        while let frame = try reader.nextFrame() {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
+            guard delays.indices.contains(frame.index), let delay = delays[frame.index] else { continue }
+            let prepared = prepare(frame.image)
+            defer { shownIndex += 1 }
+            if var held = pending {
+                if !isGIF && held.prepared == prepared {
+                    held.delay += delay
+                    pending = held
+                    progress?(frame.index + 1)
+                    continue
+                }
+                output.removeAll(keepingCapacity: true)
+                encoder.encode(target: held.target, delayCentiseconds: held.delay, next: prepared, into: &output)
+                try sink.append(output)
+            }
+            var target = prepared
+            if !analysis.fits[shownIndex] {
+                target =
+                    mapper?.map(
+                        prepared, width: info.width, height: info.height, previousSource: pending?.prepared,
+                        displayed: encoder.displayed, dither: options.dither) ?? prepared
+            }
+            pending = (prepared, target, delay)
+            progress?(frame.index + 1)
+        }
+        if let held = pending {
+            output.removeAll(keepingCapacity: true)
+            encoder.encode(target: held.target, delayCentiseconds: held.delay, next: nil, into: &output)
+            try sink.append(output)
+        } else {
+            throw ImgToolError(.corrupt, "the image has no frames to write")
+        }
+        try sink.append([0x3B])
+    }
+
+    /// Pass 1: which frames fit a palette, every colour while they fit, and the histogram of
+    /// the frames that do not.
+    private func analyze(_ source: any FrameSource, delays: [Int?]) throws(ImgToolError) -> Analysis {
+        var analysis = Analysis(union: GIFColorIndex(capacity: options.colors))
+        var previous: [UInt32]?
+        let reader = try source.makeFrameReader(depth: .eight)
+        while let frame = try reader.nextFrame() {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while reading frame \(frame.index)") }
+            guard delays.indices.contains(frame.index), let delay = delays[frame.index] else { continue }
+            let pixels = prepare(frame.image)
+            var colors = GIFColorIndex(capacity: options.colors)
+            var fits = true
+            var transparent = false
+            var last: UInt32 = 0
+            for pixel in pixels where pixel != last {
+                if pixel == 0 {
+                    transparent = true
+                    continue
+                }
+                last = pixel
+                if !colors.add(pixel) {
+                    fits = false
+                    break
+                }
+            }
+            if fits && !transparent { transparent = pixels.contains(0) }
+            if transparent { analysis.hasTransparency = true }
+            if fits && transparent && colors.count + 1 > 256 { fits = false }
+            analysis.fits.append(fits)
+            if analysis.fits.count == 1 { analysis.firstColors = colors.colors }
+            if fits && analysis.unionFits {
+                for color in colors.colors where !analysis.union.add(color) {
+                    analysis.unionFits = false
+                    break
+                }
+            }
+            if !fits {
+                if !transparent { analysis.hasTransparency = analysis.hasTransparency || pixels.contains(0) }
+                var histogram = analysis.histogram ?? GIFHistogram()
+                // Changed pixels count for their time on screen, unchanged ones (still on screen,
+                // but already mapped) a tenth of it, sampled one in 8.
+                let weight = Double(max(delay, 2))
+                let before = previous ?? []
+                pixels.withUnsafeBufferPointer { now in
+                    before.withUnsafeBufferPointer { then in
+                        for position in 0..<now.count {
+                            let pixel = now[position]
+                            if pixel == 0 { continue }
+                            if then.isEmpty || then[position] != pixel {
+                                histogram.add(pixel, weight: weight)
+                            } else if position & 7 == 0 {
+                                histogram.add(pixel, weight: weight * 0.8)
+                            }
+                        }
+                    }
+                }
+                analysis.histogram = histogram
+            }
+            previous = pixels
+        }
+        return analysis
+    }
+
+    /// A frame as packed pixels: flattened onto ``ImageWriteOptions/background`` when one is
+    /// set, else alpha below ``ImageWriteOptions/alphaThreshold`` is transparent (0) and the
+    /// rest opaque.
+    func prepare(_ image: PixelBuffer) -> [UInt32] {
+        let image = image.depth == .eight ? image : image.converted(to: .eight)
+        guard case .rgba8(let samples) = image.samples else { return [] }
+        let count = image.pixelCount
+        let threshold = options.alphaThreshold
+        let background = options.background
+        return [UInt32](unsafeUninitializedCapacity: count) { out, initialized in
+            samples.withUnsafeBufferPointer { bytes in
+                if let background {
+                    let (br, bg, bb) = (Int(background.red), Int(background.green), Int(background.blue))
+                    for position in 0..<count {
+                        let a = Int(bytes[position * 4 + 3])
+                        func mix(_ value: UInt8, _ under: Int) -> UInt8 {
+                            UInt8((Int(value) * a + under * (255 - a) + 127) / 255)
+                        }
+                        out[position] = GIFPixel.opaque(
+                            mix(bytes[position * 4], br), mix(bytes[position * 4 + 1], bg),
+                            mix(bytes[position * 4 + 2], bb))
+                    }
+                } else {
+                    for position in 0..<count {
+                        let a = Int(bytes[position * 4 + 3])
+                        out[position] =
+                            a < threshold
+                            ? GIFPixel.transparent
+                            : GIFPixel.opaque(bytes[position * 4], bytes[position * 4 + 1], bytes[position * 4 + 2])
+                    }
+                }
+            }
+            initialized = count
+        }
+    }
+}

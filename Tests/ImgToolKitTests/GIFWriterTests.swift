@@ -1,0 +1,284 @@
+import Testing
+
+@testable import ImgToolKit
+
+/// Frames held in memory, as any decoder would hand them over: for writer tests.
+private struct ArrayFrameSource: FrameSource {
+    let info: ImageInfo
+    let images: [PixelBuffer]
+
+    init(format: ImageFormat = .apng, images: [PixelBuffer], delaysMs: [Int], plays: Int = 0) {
+        let width = images[0].width
+        let height = images[0].height
+        let frames = delaysMs.enumerated().map { index, delay in
+            FrameInfo(
+                index: index, delay: .milliseconds(delay),
+                region: FrameRegion(x: 0, y: 0, width: width, height: height),
+                disposal: .none, blend: .source)
+        }
+        info = ImageInfo(
+            format: format, width: width, height: height, bitDepth: 8, colorType: .rgba, frames: frames,
+            loopValue: plays, plays: plays)
+        self.images = images
+    }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        Reader(source: self)
+    }
+
+    final class Reader: FrameReader {
+        let source: ArrayFrameSource
+        var next = 0
+        init(source: ArrayFrameSource) { self.source = source }
+        func nextFrame() throws(ImgToolError) -> Frame? {
+            guard next < source.images.count else { return nil }
+            defer { next += 1 }
+            return Frame(info: source.info.frames[next], image: source.images[next])
+        }
+    }
+}
+
+/// What a file decodes to.
+private struct Decoded: Equatable {
+    var frames: [PixelBuffer]
+    var delaysMs: [Double]
+    var plays: Int
+}
+
+private func decode(_ bytes: [UInt8], name: String = "out.gif") throws -> Decoded {
+    let source = try ImageSource(data: bytes, name: name)
+    let reader = try source.makeFrameReader(depth: .eight)
+    var frames: [PixelBuffer] = []
+    while let frame = try reader.nextFrame() { frames.append(normalized(frame.image)) }
+    return Decoded(frames: frames, delaysMs: source.info.frames.map(\.delayMilliseconds), plays: source.info.plays)
+}
+
+/// Every pixel with alpha 0 as transparent black, as a GIF decodes it.
+private func normalized(_ image: PixelBuffer) -> PixelBuffer {
+    guard case .rgba8(var samples) = image.samples else { return image }
+    for position in stride(from: 0, to: samples.count, by: 4) where samples[position + 3] == 0 {
+        samples[position] = 0
+        samples[position + 1] = 0
+        samples[position + 2] = 0
+    }
+    return PixelBuffer(width: image.width, height: image.height, rgba8: samples)
+}
+
+private func writeGIF(_ source: any FrameSource, _ options: ImageWriteOptions = ImageWriteOptions()) async throws
+    -> [UInt8]
+{
+    var sink = ByteSink()
+    try await GIFCodec().write(source, into: &sink, options: options, progress: nil)
+    return sink.bytes
+}
+
+/// A deterministic pseudo-random generator for test pictures.
+private struct Noise {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state >> 33
+    }
+}
+
+/// A `width` x `height` frame whose pixels are drawn from `colors` (RGBA each) at random.
+private func randomImage(_ width: Int, _ height: Int, colors: [[UInt8]], seed: UInt64) -> PixelBuffer {
+    var noise = Noise(state: seed)
+    var samples: [UInt8] = []
+    for _ in 0..<width * height { samples += colors[Int(noise.next() % UInt64(colors.count))] }
+    return PixelBuffer(width: width, height: height, rgba8: samples)
+}
+
+private func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
+    guard haystack.count >= needle.count else { return 0 }
+    return (0...haystack.count - needle.count).filter { haystack[$0..<$0 + needle.count].elementsEqual(needle) }.count
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct GIFWriterTests {
+    @Test func gifRoundTripKeepsFramesDelaysAndPlays() async throws {
+        var gif = GIFBuilder(width: 6, height: 4, globalColors: [(255, 0, 0), (0, 255, 0), (0, 0, 255), (9, 9, 9)])
+        gif.loop(2)
+        gif.control(delay: 0)
+        gif.image(width: 6, height: 4, indices: (0..<24).map { UInt8($0 % 3) })
+        gif.control(delay: 7, disposal: 2, transparent: 3)
+        gif.image(x: 1, y: 1, width: 3, height: 2, indices: [3, 1, 1, 3, 0, 2])
+        gif.control(delay: 250, transparent: 0)
+        gif.image(
+            x: 2, y: 0, width: 2, height: 2, indices: [0, 1, 2, 0],
+            localColors: [(1, 2, 3), (200, 100, 50), (7, 7, 7), (0, 0, 0)])
+        let input = gif.build()
+        let source = try ImageSource(data: input, name: "in.gif")
+        let written = try await writeGIF(source)
+        let expected = try decode(input, name: "in.gif")
+        let actual = try decode(written)
+        #expect(actual == expected)
+        #expect(actual.delaysMs == [0, 70, 2500])
+        #expect(actual.plays == 3)
+        #expect(written.starts(with: Array("GIF89a".utf8)))
+    }
+
+    @Test func framesThatFitOnlyOneByOneGetLocalPalettes() async throws {
+        // Two frames of 200 colours each, 400 in all: exact, each frame with its own table.
+        let first = (0..<200).map { [UInt8($0), 10, 20, 255] }
+        let second = (0..<200).map { [30, UInt8($0), 40, 255] }
+        let images = [
+            randomImage(40, 30, colors: first, seed: 1), randomImage(40, 30, colors: second, seed: 2),
+            randomImage(40, 30, colors: first, seed: 3),
+        ]
+        let source = ArrayFrameSource(images: images, delaysMs: [100, 200, 300])
+        let written = try await writeGIF(source)
+        let decoded = try decode(written)
+        #expect(decoded.frames == images)
+        #expect(decoded.delaysMs == [100, 200, 300])
+    }
+
+    @Test func transparencyComesAndGoesExactly() async throws {
+        let red: [UInt8] = [255, 0, 0, 255]
+        let clear: [UInt8] = [0, 0, 0, 0]
+        let blue: [UInt8] = [0, 0, 255, 255]
+        let images = [
+            APNGBuilder.image([[red, red, clear], [red, red, clear]]),
+            APNGBuilder.image([[clear, red, blue], [clear, clear, blue]]),
+            APNGBuilder.image([[red, clear, clear], [clear, clear, clear]]),
+            APNGBuilder.image([[blue, blue, blue], [blue, blue, blue]]),
+        ]
+        let source = ArrayFrameSource(images: images, delaysMs: [50, 50, 50, 50])
+        let decoded = try decode(try await writeGIF(source))
+        #expect(decoded.frames == images)
+    }
+
+    @Test func alphaIsThresholdedOrFlattened() async throws {
+        let image = APNGBuilder.image([[[10, 20, 30, 127], [10, 20, 30, 128], [200, 0, 0, 0]]])
+        let source = ArrayFrameSource(images: [image], delaysMs: [0])
+        let thresholded = try decode(try await writeGIF(source))
+        #expect(thresholded.frames == [APNGBuilder.image([[[0, 0, 0, 0], [10, 20, 30, 255], [0, 0, 0, 0]]])])
+        let flattened = try decode(try await writeGIF(source, ImageWriteOptions(background: .white)))
+        #expect(
+            flattened.frames == [
+                APNGBuilder.image([[[133, 138, 143, 255], [132, 137, 142, 255], [255, 255, 255, 255]]])
+            ])
+    }
+
+    @Test(arguments: [(1, nil), (3, 2), (0, 0), (65536, 65535)] as [(Int, Int?)])
+    func playsMapToTheLoopExtension(plays: Int, loopValue: Int?) async throws {
+        let images = [APNGBuilder.solid(2, 2, [1, 2, 3, 255]), APNGBuilder.solid(2, 2, [4, 5, 6, 255])]
+        let source = ArrayFrameSource(images: images, delaysMs: [100, 100], plays: 7)
+        let written = try await writeGIF(source, ImageWriteOptions(plays: plays))
+        let netscape = Array("NETSCAPE2.0".utf8)
+        if let loopValue {
+            #expect(
+                occurrences(of: netscape + [3, 1, UInt8(loopValue & 0xFF), UInt8(loopValue >> 8)], in: written) == 1)
+        } else {
+            #expect(occurrences(of: netscape, in: written) == 0)
+        }
+        #expect(try decode(written).plays == plays)
+    }
+
+    @Test func sourcePlaysAreKeptByDefault() async throws {
+        let images = [APNGBuilder.solid(2, 2, [1, 2, 3, 255]), APNGBuilder.solid(2, 2, [4, 5, 6, 255])]
+        let source = ArrayFrameSource(images: images, delaysMs: [100, 100], plays: 4)
+        #expect(try decode(try await writeGIF(source)).plays == 4)
+    }
+
+    @Test func millisecondTimelinesRoundByRunningTotal() {
+        let ms: (Int) -> Duration = { .milliseconds($0) }
+        #expect(
+            GIFTiming.centiseconds(for: Array(repeating: ms(33), count: 6), keepExactly: false) == [3, 4, 3, 3, 4, 3])
+        #expect(GIFTiming.centiseconds(for: [ms(0), ms(10), ms(100)], keepExactly: false) == [nil, nil, 11])
+        #expect(GIFTiming.centiseconds(for: [ms(100), ms(5)], keepExactly: false) == [10, 2])
+        #expect(GIFTiming.centiseconds(for: [ms(0), ms(10), ms(70)], keepExactly: true) == [0, 1, 7])
+        #expect(GIFTiming.centiseconds(for: [ms(16), ms(17), ms(17)], keepExactly: false) == [2, nil, 3])
+    }
+
+    @Test func apngTimingFoldsShortFramesAndMergesIdenticalOnes() async throws {
+        let a = APNGBuilder.solid(3, 3, [10, 10, 10, 255])
+        let b = APNGBuilder.solid(3, 3, [20, 20, 20, 255])
+        let c = APNGBuilder.solid(3, 3, [30, 30, 30, 255])
+        // b shows for 5 ms (folded into c); the two a frames merge.
+        let source = ArrayFrameSource(images: [a, a, b, c], delaysMs: [40, 33, 5, 100])
+        let decoded = try decode(try await writeGIF(source))
+        #expect(decoded.frames == [a, c])
+        #expect(decoded.delaysMs == [70, 110])
+    }
+
+    @Test func gifSourcesKeepIdenticalFramesOneForOne() async throws {
+        var gif = GIFBuilder(width: 2, height: 1, globalColors: [(0, 0, 0), (255, 255, 255)])
+        for _ in 0..<3 {
+            gif.control(delay: 1)
+            gif.image(width: 2, height: 1, indices: [0, 1])
+        }
+        let input = gif.build()
+        let decoded = try decode(try await writeGIF(try ImageSource(data: input, name: "in.gif")))
+        #expect(decoded == (try decode(input)))
+        #expect(decoded.delaysMs == [10, 10, 10])
+    }
+
+    @Test(arguments: ImageWriteOptions.Dither.allCases)
+    func manyColoursAreQuantizedToAValidGIF(dither: ImageWriteOptions.Dither) async throws {
+        // A gradient with thousands of colours that moves, on a static noisy background.
+        let width = 64
+        let height = 48
+        var images: [PixelBuffer] = []
+        for frame in 0..<4 {
+            var samples: [UInt8] = []
+            for y in 0..<height {
+                for x in 0..<width {
+                    let moving = x >= frame * 8 && x < frame * 8 + 16
+                    samples += [UInt8(x * 4), UInt8(y * 5), UInt8(moving ? 255 - x * 2 : (x * y) % 256), 255]
+                }
+            }
+            images.append(PixelBuffer(width: width, height: height, rgba8: samples))
+        }
+        let source = ArrayFrameSource(images: images, delaysMs: [40, 40, 40, 40])
+        let written = try await writeGIF(source, ImageWriteOptions(colors: 64, dither: dither))
+        let decoded = try decode(written)
+        #expect(decoded.frames.count == 4)
+        #expect(decoded.delaysMs == [40, 40, 40, 40])
+        for (actual, wanted) in zip(decoded.frames, images) {
+            guard case .rgba8(let got) = actual.samples, case .rgba8(let want) = wanted.samples else { continue }
+            let error = zip(got, want).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            #expect(Double(error) / Double(got.count) < 16)
+            #expect(Set(stride(from: 0, to: got.count, by: 4).map { got[$0..<$0 + 4].map(\.self) }).count <= 64)
+        }
+        // The static left column area does not flicker between frames 2 and 3.
+        guard case .rgba8(let two) = decoded.frames[2].samples, case .rgba8(let three) = decoded.frames[3].samples
+        else { return }
+        for y in 0..<height {
+            let row = y * width * 4
+            #expect(two[row..<row + 8 * 4] == three[row..<row + 8 * 4])
+        }
+    }
+
+    @Test func largeNoiseRoundTripsThroughTableResets() async throws {
+        let colors = (0..<256).map { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2), 255] }
+        let image = randomImage(300, 200, colors: colors, seed: 9)
+        let source = ArrayFrameSource(images: [image], delaysMs: [0], plays: 1)
+        let written = try await writeGIF(source)
+        #expect(try decode(written).frames == [image])
+        #expect(String(decoding: written.prefix(6), as: UTF8.self) == "GIF87a")
+    }
+
+    @Test(arguments: [1, 257])
+    func colourCountsOutsideTheRangeAreRefused(colors: Int) async throws {
+        let source = ArrayFrameSource(images: [APNGBuilder.solid(1, 1, [0, 0, 0, 255])], delaysMs: [0])
+        let error = await #expect(throws: ImgToolError.self) {
+            try await writeGIF(source, ImageWriteOptions(colors: colors))
+        }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test(arguments: [(0, 1), (70000, 1)] as [(Int, Int)])
+    func canvasesAGIFCannotHoldAreRefused(width: Int, height: Int) async throws {
+        let source = ArrayFrameSource(images: [PixelBuffer(width: width, height: height)], delaysMs: [0])
+        let error = await #expect(throws: ImgToolError.self) { try await writeGIF(source) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("\(width)x\(height)") == true)
+    }
+
+    @Test func theRegistryWritesGIFByExtension() throws {
+        let codec = try CodecRegistry.standard.writer(forOutput: "out.gif")
+        #expect(codec.format == .gif)
+        #expect(codec.capabilities.isSuperset(of: [.write, .writeAnimation, .writeAlpha]))
+    }
+}
