@@ -5,7 +5,7 @@ import Testing
 
 @testable import ImgToolKit
 
-@Suite("animateImage, ImageFrameScheduler, ImageAnimator, AnimationFrames", .timeLimit(.minutes(1)))
+@Suite("animateImage, ImageFrameScheduler, ImageAnimator, AnimationFrames", .timeLimit(.minutes(5)))
 struct AnimationAPITests {
     @Test("a still PNG delivers its one frame on the main actor and returns ok")
     @MainActor func stillPNG() async throws {

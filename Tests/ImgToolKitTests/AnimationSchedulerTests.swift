@@ -25,7 +25,7 @@ final class ThreadSet {
     func insert(_ thread: UInt) { threads.insert(thread) }
 }
 
-@Suite("Animation scheduler on virtual time", .timeLimit(.minutes(1)))
+@Suite("Animation scheduler on virtual time", .timeLimit(.minutes(5)))
 struct AnimationSchedulerTests {
     @Test("frames come at start + the sum of the delays before them")
     @MainActor func deadlinesAccumulate() async throws {
@@ -211,7 +211,7 @@ struct AnimationSchedulerTests {
     }
 }
 
-@Suite("Delay policies and plans", .timeLimit(.minutes(2)))
+@Suite("Delay policies and plans", .timeLimit(.minutes(5)))
 struct AnimationPlanTests {
     @Test(
         "effective delays",

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ImgToolKit
 
-@Suite("Atomic writes", .timeLimit(.minutes(2)))
+@Suite("Atomic writes", .timeLimit(.minutes(5)))
 struct AtomicFileWriterTests {
     let folder: String
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import ImgToolKit
 
-@Suite("Concurrency helpers: race and ordered window", .timeLimit(.minutes(1)))
+@Suite("Concurrency helpers: race and ordered window", .timeLimit(.minutes(5)))
 struct ConcurrencyHelperTests {
     @Test("The window hands outputs back in job order, whatever order they finish in, with at most width in flight")
     func orderedWindow() async throws {

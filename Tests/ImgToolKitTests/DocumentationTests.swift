@@ -5,7 +5,7 @@ import Testing
 @testable import ImgToolKit
 
 /// The code shown in the DocC articles, compiled and run here so that it stays true.
-@Suite("Documentation examples", .timeLimit(.minutes(1)))
+@Suite("Documentation examples", .timeLimit(.minutes(5)))
 struct DocumentationTests {
     @Test("PlayingAnimations: animateImage with a stop flag")
     func animateImageExample() async throws {

@@ -94,7 +94,7 @@ private func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
     return (0...haystack.count - needle.count).filter { haystack[$0..<$0 + needle.count].elementsEqual(needle) }.count
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct GIFWriterTests {
     @Test func gifRoundTripKeepsFramesDelaysAndPlays() async throws {
         var gif = GIFBuilder(width: 6, height: 4, globalColors: [(255, 0, 0), (0, 255, 0), (0, 0, 255), (9, 9, 9)])

@@ -4,7 +4,7 @@ import Testing
 
 /// The JPEG codec on files made in the test: by ``JPEGEncoder`` (libjpeg's own writer), with
 /// hand-built EXIF segments spliced in after SOI, cut short, or with their frame header patched.
-@Suite("JPEG codec", .timeLimit(.minutes(2)))
+@Suite("JPEG codec", .timeLimit(.minutes(5)))
 struct JPEGCodecTests {
     // MARK: - Building inputs
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `ImageLoader` with a fake fetcher: order, bounded concurrency, cancellation, keep-going,
 /// coalescing, states, and where decoding runs.
-@Suite("Image loader", .timeLimit(.minutes(2)))
+@Suite("Image loader", .timeLimit(.minutes(5)))
 struct LoaderTests {
     /// A distinct 2x1 image per index, as PNG bytes.
     static func image(_ index: Int) -> PixelBuffer {

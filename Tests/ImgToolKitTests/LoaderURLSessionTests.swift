@@ -9,7 +9,7 @@ import Testing
 
 /// `URLSessionFetcher` against mocked responses (a `URLProtocol` on the session configuration):
 /// status codes, size caps, truncation, slow and failing transfers. No network.
-@Suite("URLSession fetcher (mocked)", .timeLimit(.minutes(2)))
+@Suite("URLSession fetcher (mocked)", .timeLimit(.minutes(5)))
 struct LoaderURLSessionTests {
     static let png: [UInt8] = (try? MergeFixtures.png(TestImages.noise8(width: 16, height: 16, seed: 1))) ?? []
 

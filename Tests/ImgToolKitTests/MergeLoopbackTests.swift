@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Real HTTP over 127.0.0.1: a server the test starts and stops itself.
-@Suite("Merge over loopback HTTP", .timeLimit(.minutes(2)))
+@Suite("Merge over loopback HTTP", .timeLimit(.minutes(5)))
 struct MergeLoopbackTests {
     static let background = TestImages.noise8(width: 64, height: 48, seed: 21)
     static let overlay = TestImages.noise8(width: 30, height: 20, seed: 22)

@@ -3,7 +3,7 @@ import Testing
 @testable import ImgToolKit
 
 /// The union of timelines a merge of animations uses.
-@Suite("Merge timeline", .timeLimit(.minutes(2)))
+@Suite("Merge timeline", .timeLimit(.minutes(5)))
 struct MergeTimelineTests {
     static func info(delaysMs: [Int], plays: Int = 0) -> ImageInfo {
         let frames = delaysMs.enumerated().map { index, delay in

@@ -6,7 +6,7 @@ import Testing
 
 /// Watermarks sized to the background: `OverlayPlacement.overlayWidth` / `overlayHeight`,
 /// applied to every overlay before gravity and offset.
-@Suite("Overlay size", .timeLimit(.minutes(2)))
+@Suite("Overlay size", .timeLimit(.minutes(5)))
 struct OverlaySizeTests {
     @Test(
         "Overlay sizes: pixels or percentages of the background, aspect kept",

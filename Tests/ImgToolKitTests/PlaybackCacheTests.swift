@@ -26,7 +26,7 @@ private final class CachedDeliveries<Content: Sendable> {
 /// The first red sample of a frame: the fake source fills frame i with grey level i.
 private let firstSample: @Sendable (Frame) -> Int = { frame in Int(frame.image.pixel8(x: 0, y: 0)[0]) }
 
-@Suite("Playback cache: later plays without decoding", .timeLimit(.minutes(1)))
+@Suite("Playback cache: later plays without decoding", .timeLimit(.minutes(5)))
 struct PlaybackCacheTests {
     @Test("once a play is stored, later plays are served from the cache with no reader")
     @MainActor func servesLaterPlays() async throws {

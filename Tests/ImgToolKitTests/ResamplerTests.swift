@@ -381,7 +381,7 @@ struct ResamplerTests {
     }
 }
 
-@Suite("Resized animations", .timeLimit(.minutes(2)))
+@Suite("Resized animations", .timeLimit(.minutes(5)))
 struct ResizedFrameSourceTests {
     @Test("Frames, delays and plays are kept; regions are the whole new canvas")
     func keepsTiming() async throws {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import ImgToolKit
 
-@Suite("Public values print as short summaries", .timeLimit(.minutes(1)))
+@Suite("Public values print as short summaries", .timeLimit(.minutes(5)))
 struct ShortDescriptionTests {
     @Test("A buffer, a frame, a source and a merge result print their sizes, never their samples or bytes")
     func summaries() throws {

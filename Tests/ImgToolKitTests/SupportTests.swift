@@ -3,7 +3,7 @@ import Testing
 
 @testable import ImgToolKit
 
-@Suite("Support", .timeLimit(.minutes(2)))
+@Suite("Support", .timeLimit(.minutes(5)))
 struct SupportTests {
     @Test(
         "SHA-256 matches the FIPS 180-4 examples",

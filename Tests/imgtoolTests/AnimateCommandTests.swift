@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("imgtool animate, end to end", .serialized, .timeLimit(.minutes(2)))
+@Suite("imgtool animate, end to end", .serialized, .timeLimit(.minutes(5)))
 struct AnimateCommandTests {
     @Test("--json on a still PNG prints one sorted-key line per frame and never loops forever")
     func jsonLines() throws {

@@ -46,7 +46,7 @@ struct Tmux {
     }
 }
 
-@Suite("imgtool animate in a terminal (tmux)", .serialized, .timeLimit(.minutes(2)))
+@Suite("imgtool animate in a terminal (tmux)", .serialized, .timeLimit(.minutes(5)))
 struct AnimateTerminalTests {
     @Test(
         "draws half-block frames on the alternate screen, q quits and the terminal is restored",

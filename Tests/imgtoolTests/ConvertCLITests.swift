@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// End-to-end runs of `imgtool convert`.
-@Suite("imgtool convert (end to end)", .timeLimit(.minutes(2)))
+@Suite("imgtool convert (end to end)", .timeLimit(.minutes(5)))
 struct ConvertCLITests {
     static let spinner = MergeCLITests.sample("spinner.gif")
 

@@ -3,7 +3,7 @@ import ImgToolKit
 import TestSupport
 import Testing
 
-@Suite("imgtool info and frames, end to end", .timeLimit(.minutes(2)))
+@Suite("imgtool info and frames, end to end", .timeLimit(.minutes(5)))
 struct InfoFramesCLITests {
     @Test("info prints one line per file; --json one sorted object per file")
     func info() throws {

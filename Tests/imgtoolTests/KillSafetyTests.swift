@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A run killed at any moment leaves either the old output or the new one, never a half file.
-@Suite("Output survives SIGKILL", .timeLimit(.minutes(3)))
+@Suite("Output survives SIGKILL", .timeLimit(.minutes(5)))
 struct KillSafetyTests {
     @Test("merge --force killed at many points leaves the old file or the whole new one")
     func killedMerge() throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// End-to-end runs of the built `imgtool merge`: stdout, stderr, exit status, files written or not.
-@Suite("imgtool merge (end to end)", .timeLimit(.minutes(2)))
+@Suite("imgtool merge (end to end)", .timeLimit(.minutes(5)))
 struct MergeCLITests {
     static let background = TestImages.noise8(width: 40, height: 30, seed: 31)
     static let overlay = TestImages.noise8(width: 12, height: 9, seed: 32)

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The output format follows the extension or --format, through the codec registry.
-@Suite("Output formats from the registry", .timeLimit(.minutes(2)))
+@Suite("Output formats from the registry", .timeLimit(.minutes(5)))
 struct OutputFormatCLITests {
     static let samples = InputKindsCLITests.samples
 

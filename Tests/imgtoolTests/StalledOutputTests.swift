@@ -10,7 +10,7 @@ import Testing
 /// the terminal's or the pipe's buffer, and a plain write then blocks for ever. SIGTERM must still
 /// end playback, with the exit status 128+15, rather than leave a process nobody can stop short
 /// of SIGKILL.
-@Suite("imgtool animate stops on SIGTERM when nothing reads its output", .serialized, .timeLimit(.minutes(1)))
+@Suite("imgtool animate stops on SIGTERM when nothing reads its output", .serialized, .timeLimit(.minutes(5)))
 struct StalledOutputTests {
     static let spinner = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("samples/spinner.gif").path

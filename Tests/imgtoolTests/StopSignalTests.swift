@@ -8,7 +8,7 @@ import Testing
 ///
 /// The signal is sent by a shell that watches the folder, not by this process: a test that waited
 /// in Swift would need a free thread of the cooperative pool, which other CLI tests may hold.
-@Suite("Stop signals while writing", .serialized, .timeLimit(.minutes(2)))
+@Suite("Stop signals while writing", .serialized, .timeLimit(.minutes(5)))
 struct StopSignalTests {
     /// An APNG of `count` frames of `side` x `side`, a square moving across, 20 ms per frame.
     static func movingSquare(count: Int, side: Int) throws -> [UInt8] {

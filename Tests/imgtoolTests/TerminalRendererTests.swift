@@ -3,7 +3,7 @@ import Testing
 
 @testable import imgtool
 
-@Suite("Terminal drawing: area scaling, half-block diffing, kitty and sixel encoding", .timeLimit(.minutes(2)))
+@Suite("Terminal drawing: area scaling, half-block diffing, kitty and sixel encoding", .timeLimit(.minutes(5)))
 struct TerminalRendererTests {
     @Test("area averaging covers fractional source pixels and composites over black")
     func areaAverage() {
