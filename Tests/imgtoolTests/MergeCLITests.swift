@@ -105,7 +105,7 @@ struct MergeCLITests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for arguments in [
             ["merge", "bg.png"], ["merge", "bg.png", "ov.png", "--opacity", "2"], ["merge", "-", "-"],
-            ["merge", "bg.png", "ov.png", "--gravity", "up"], ["merge", "bg.png", "ov.png", "-o", "out.gif"],
+            ["merge", "bg.png", "ov.png", "--gravity", "up"], ["merge", "bg.png", "ov.png", "-o", "out.xyz"],
         ] {
             let run = try CLIRunner.run(arguments, in: folder)
             #expect(run.status == 64, "\(arguments): \(run.stderr)")

@@ -62,4 +62,42 @@ struct OutputFormatCLITests {
         let jpeg = try CLIRunner.run(["convert", Self.samples + "/overlay.png", "-", "--format", "jpeg"], in: folder)
         #expect(jpeg.status == 0 && jpeg.output.starts(with: [0xFF, 0xD8, 0xFF]))
     }
+
+    @Test("A GIF written as GIF, and merged with a sticker whose colours fit, decodes to exactly the same frames")
+    func exactGIF() async throws {
+        let folder = try makeTemporaryFolder("formats")
+        let spinner = Self.samples + "/spinner.gif"
+        let converted = try CLIRunner.run(["convert", spinner, "out.gif"], in: folder)
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let original = try ImageSource(contentsOf: spinner)
+        let written = try ImageSource(contentsOf: folder + "/out.gif")
+        #expect(written.info.format == .gif && written.info.frames.map(\.delay) == original.info.frames.map(\.delay))
+        #expect(written.info.plays == original.info.plays)
+        let (a, b) = (try original.makeFrameReader(depth: .eight), try written.makeFrameReader(depth: .eight))
+        while let expected = try a.nextFrame() {
+            let actual = try #require(try b.nextFrame())
+            #expect(expected.image.rgba8Digest() == actual.image.rgba8Digest(), "frame \(expected.index)")
+        }
+        // A two-colour sticker on the GIF: every colour still fits, so the merge is exact too.
+        try writeTestPNG(
+            TestImages.make8(width: 8, height: 8) { x, _ in x < 4 ? [255, 0, 0, 255] : [0, 0, 255, 255] },
+            to: folder + "/sticker.png")
+        let merged = try CLIRunner.run(
+            ["merge", spinner, "sticker.png", "-o", "m.gif", "--gravity", "northwest"], in: folder)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let mergedPNG = try CLIRunner.run(
+            ["merge", spinner, "sticker.png", "-o", "m.png", "--gravity", "northwest"], in: folder)
+        #expect(mergedPNG.status == 0)
+        let (gif, png) = (
+            try ImageSource(contentsOf: folder + "/m.gif"), try ImageSource(contentsOf: folder + "/m.png")
+        )
+        let (g, p) = (try gif.makeFrameReader(depth: .eight), try png.makeFrameReader(depth: .eight))
+        var count = 0
+        while let expected = try p.nextFrame() {
+            let actual = try #require(try g.nextFrame())
+            #expect(expected.image.rgba8Digest() == actual.image.rgba8Digest(), "merged frame \(expected.index)")
+            count += 1
+        }
+        #expect(count == 24)
+    }
 }
