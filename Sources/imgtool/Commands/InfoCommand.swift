@@ -128,7 +128,11 @@ struct InfoCommand: BatchableCommand {
     }
 
     static func text(for info: ImageInfo, file: String) -> String {
-        var parts = ["\(info.format.rawValue.uppercased()) \(info.width)x\(info.height)"]
+        let codec = CodecRegistry.standard.codec(named: info.format.rawValue)
+        let formatName =
+            codec.map { $0.displayName.contains(" ") ? info.format.rawValue.uppercased() : $0.displayName }
+            ?? info.format.rawValue.uppercased()
+        var parts = ["\(formatName) \(info.width)x\(info.height)"]
         parts.append("\(info.colorType.rawValue) \(info.bitDepth)-bit")
         if info.isInterlaced { parts.append("interlaced") }
         if let compression = info.compression { parts.append(compression.rawValue) }
