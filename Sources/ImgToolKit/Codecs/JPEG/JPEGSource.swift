@@ -67,7 +67,8 @@ struct JPEGSource: FrameSource {
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        StillReader(source: self, depth: depth)
+        OneFrameReader { [self] () throws(ImgToolError) in Frame(info: info.frames[0], image: try decode(depth: depth))
+        }
     }
 
     /// Decodes the frame once, at 8 bits (or widened to 16 when asked).
@@ -83,22 +84,5 @@ struct JPEGSource: FrameSource {
         var wide = PixelBuffer(width: image.width, height: image.height, rgba16: samples.map { UInt16($0) * 257 })
         wide.metadata = image.metadata
         return wide
-    }
-
-    private final class StillReader: FrameReader {
-        let source: JPEGSource
-        let depth: SampleDepth?
-        var done = false
-
-        init(source: JPEGSource, depth: SampleDepth?) {
-            self.source = source
-            self.depth = depth
-        }
-
-        func nextFrame() throws(ImgToolError) -> Frame? {
-            guard !done else { return nil }
-            done = true
-            return Frame(info: source.info.frames[0], image: try source.decode(depth: depth))
-        }
     }
 }

@@ -50,7 +50,8 @@ struct StillPNGSource: FrameSource {
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        StillReader(source: self, depth: depth)
+        OneFrameReader { [self] () throws(ImgToolError) in Frame(info: info.frames[0], image: try decode(depth: depth))
+        }
     }
 
     /// Decodes the image once.
@@ -70,23 +71,6 @@ struct StillPNGSource: FrameSource {
                 )
             }
             return image
-        }
-    }
-
-    private final class StillReader: FrameReader {
-        let source: StillPNGSource
-        let depth: SampleDepth?
-        var done = false
-
-        init(source: StillPNGSource, depth: SampleDepth?) {
-            self.source = source
-            self.depth = depth
-        }
-
-        func nextFrame() throws(ImgToolError) -> Frame? {
-            guard !done else { return nil }
-            done = true
-            return Frame(info: source.info.frames[0], image: try source.decode(depth: depth))
         }
     }
 }
