@@ -1,1 +1,1 @@
-../../../../Sources/imgtool/AreaScaler.swift
+../../../../Sources/imgtool/Terminal/AreaScaler.swift
