@@ -95,21 +95,9 @@ enum ReferenceResize {
     }
 }
 
-/// A deterministic pseudo-random generator (SplitMix64), so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Noise with smooth and hard areas, some pixels transparent, some half transparent.
 func noiseImage(width: Int, height: Int, depth: SampleDepth, seed: UInt64) -> PixelBuffer {
-    var random = SplitMix(state: seed)
+    var random = SeededRandom(seed: seed)
     var samples: [UInt16] = []
     for y in 0..<height {
         for x in 0..<width {

@@ -42,18 +42,16 @@ struct BatchRunner: Sendable {
         let cache = LoadedImageCache()
         var urls: [String] = []
         var keys: [String] = []
+        var firstRemote: String?
         for case .success(let command) in prepared.map(\.command) {
+            let remote = command.inputNames.filter { (try? ImageInput($0))?.isRemote == true }
+            firstRemote = firstRemote ?? remote.first
             let cached = command.cacheKeys
             keys += cached
-            if cached.isEmpty { urls += command.inputNames.filter { (try? ImageInput($0))?.isRemote == true } }
+            if cached.isEmpty { urls += remote }
         }
-        if urls.contains(where: { _ in true }) || keys.contains(where: { $0.contains("://") }) {
-            if let first = prepared.lazy.compactMap({ try? $0.command.get() }).flatMap(\.inputNames)
-                .first(where: { (try? ImageInput($0))?.isRemote == true })
-            {
-                try? CurlLibrary.load(toFetch: first)
-            }
-        }
+        // A job whose URL cannot be fetched (no libcurl) fails with its own error; the others run.
+        if let firstRemote { try? CurlLibrary.load(toFetch: firstRemote) }
         await fetcher.expect(urls)
         await cache.expect(keys)
         var summary = Summary()
@@ -91,9 +89,7 @@ struct BatchRunner: Sendable {
             while inFlight > 0 { record(await group.next()) }
         }
         progress.finish()
-        summary.seconds =
-            Double((ContinuousClock.now - start).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - start).components.seconds)
+        summary.seconds = (ContinuousClock.now - start).milliseconds / 1000
         return summary
     }
 
@@ -131,10 +127,7 @@ struct BatchRunner: Sendable {
         let notes = Locked<[String]>([])
         var context = context
         context.note = { line in notes.withLock { $0.append(line) } }
-        func milliseconds() -> Double {
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        }
+        func milliseconds() -> Double { (ContinuousClock.now - start).milliseconds }
         let command: any BatchableCommand
         switch item.command {
         case .success(let parsed): command = parsed
