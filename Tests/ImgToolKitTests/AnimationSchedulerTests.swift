@@ -18,13 +18,6 @@ func record(
     return (report, deliveries.frames)
 }
 
-/// The threads the main actor ran a handler on.
-@MainActor
-final class ThreadSet {
-    var threads: Set<UInt> = []
-    func insert(_ thread: UInt) { threads.insert(thread) }
-}
-
 @Suite("Animation scheduler on virtual time", .timeLimit(.minutes(5)))
 struct AnimationSchedulerTests {
     @Test("frames come at start + the sum of the delays before them")
@@ -157,17 +150,16 @@ struct AnimationSchedulerTests {
     @Test("frames are delivered on the main actor and decoded off it, at most one frame ahead")
     @MainActor func isolation() async throws {
         let source = FakeFrameSource(delaysMs: Array(repeating: 30, count: 10))
-        let mainActorThreads = ThreadSet()
         let (_, frames) = try await record(source, clock: ManualClock()) { frame, _ in
             MainActor.assertIsolated()
-            mainActorThreads.insert(UInt(pthread_self()))
             // Frame 0 comes before the file is decoded: at most this frame and the next one are.
             #expect(source.recorder.snapshot.decoded.count <= frame.index + 2)
         }
         #expect(frames.count == 10)
-        // No frame was decoded on a thread that ran the main actor's handler, nor on the main thread.
+        // No frame was decoded on the main thread. (Thread ids are no evidence beyond that on Linux:
+        // the main actor's queue is drained by dispatch worker threads whose ids the cooperative
+        // pool's threads reuse, so a decode thread's id can match one that ran the handler earlier.)
         #expect(source.recorder.snapshot.decodedOnMainThread == 0)
-        #expect(source.recorder.snapshot.decodeThreads.isDisjoint(with: mainActorThreads.threads))
         #expect(source.recorder.snapshot.decoded.count == 10)
     }
 

@@ -9,7 +9,6 @@ final class SourceRecorder: Sendable {
         var readersMade = 0
         var readersAlive = 0
         var decodedOnMainThread = 0
-        var decodeThreads: Set<UInt> = []
     }
 
     private let state = Locked(State())
@@ -77,7 +76,6 @@ struct FakeFrameSource: FrameSource {
             source.recorder.update {
                 $0.decoded.append(index)
                 if onMain { $0.decodedOnMainThread += 1 }
-                $0.decodeThreads.insert(UInt(pthread_self()))
             }
             if index == source.failAt { throw source.failure }
             if let ready = source.readyAt[index] { source.clock?.advance(to: ready) }
