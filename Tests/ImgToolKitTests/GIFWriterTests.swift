@@ -133,6 +133,49 @@ struct GIFWriterTests {
         #expect(decoded.delaysMs == [100, 200, 300])
     }
 
+    /// `image` with the `side` x `side` square at (`x`, `y`) redrawn from `colors` at random.
+    private func patched(_ image: PixelBuffer, x: Int, y: Int, side: Int, colors: [[UInt8]], seed: UInt64)
+        -> PixelBuffer
+    {
+        guard case .rgba8(var samples) = image.samples else { return image }
+        let patch = randomImage(side, side, colors: colors, seed: seed)
+        guard case .rgba8(let patchSamples) = patch.samples else { return image }
+        for row in 0..<side {
+            let to = ((y + row) * image.width + x) * 4
+            samples.replaceSubrange(to..<to + side * 4, with: patchSamples[row * side * 4..<(row + 1) * side * 4])
+        }
+        return PixelBuffer(width: image.width, height: image.height, rgba8: samples)
+    }
+
+    @Test func framesWhoseChangesFitAreExactThoughTheCanvasDoesNot() async throws {
+        // 200 colours, then 150 new ones drawn over a corner, then 150 more: the later canvases
+        // hold 350 and 500 colours, but what each frame changes fits a local table.
+        let base = (0..<200).map { [UInt8($0), 10, 20, 255] }
+        let more = (0..<150).map { [30, UInt8($0), 40, 255] }
+        let most = (0..<150).map { [50, 60, UInt8($0), 255] }
+        let first = randomImage(48, 32, colors: base, seed: 1)
+        let second = patched(first, x: 2, y: 3, side: 16, colors: more, seed: 2)
+        let third = patched(second, x: 20, y: 10, side: 20, colors: most, seed: 3)
+        let images = [first, second, third, second]
+        let source = ArrayFrameSource(images: images, delaysMs: [100, 200, 300, 400])
+        let decoded = try decode(try await writeGIF(source))
+        #expect(decoded.frames == images)
+        #expect(decoded.delaysMs == [100, 200, 300, 400])
+    }
+
+    @Test func aFrameAfterAQuantizedOneIsJudgedWhole() async throws {
+        // Frame 0 has 400 colours and is quantized; frame 1 changes a few pixels to colours
+        // that would fit a local table, but the canvas under it is not frame 0, so it is
+        // quantized too, and the file still decodes with both frames.
+        let many = (0..<400).map { [UInt8($0 % 256), UInt8($0 / 256 * 100), 20, 255] }
+        let first = randomImage(40, 30, colors: many, seed: 4)
+        let second = patched(first, x: 0, y: 0, side: 4, colors: [[1, 2, 3, 255]], seed: 5)
+        let source = ArrayFrameSource(images: [first, second], delaysMs: [100, 100])
+        let decoded = try decode(try await writeGIF(source))
+        #expect(decoded.frames.count == 2)
+        #expect(decoded.frames[0] != first)
+    }
+
     @Test func transparencyComesAndGoesExactly() async throws {
         let red: [UInt8] = [255, 0, 0, 255]
         let clear: [UInt8] = [0, 0, 0, 0]

@@ -2,7 +2,8 @@
 ///
 /// Two passes over the source, each through its own ``FrameReader``, so memory stays at a few
 /// canvases whatever the frame count:
-/// 1. Every frame shown is flattened or thresholded to one-bit alpha and its colours counted.
+/// 1. Every frame shown is flattened or thresholded to one-bit alpha and its colours counted
+///    (all of them, or, after a frame written exactly, those of the pixels it changes).
 ///    When every frame fits in ``ImageWriteOptions/colors`` (the transparent index aside), the
 ///    file is exact: one global colour table when all frames' colours together fit, otherwise a
 ///    local table for each frame whose colours are not in the global one. Frames that do not
@@ -134,32 +135,30 @@ struct GIFWriter {
 
     /// Pass 1: which frames fit a palette, every colour while they fit, and the histogram of
     /// the frames that do not.
+    ///
+    /// A frame fits when its colours do, or when the colours of just the pixels it changes do
+    /// (one entry kept for the transparent index that leaves the rest of the canvas alone): the
+    /// encoder stores only what changes, with a local table when the global one lacks a colour.
+    /// The second test holds only when the decoder's canvas before the frame is exactly the
+    /// frame before it: that frame was written exactly and nothing was cleared between them
+    /// (no pixel turns from opaque to transparent).
     private func analyze(_ source: any FrameSource, delays: [Int?]) throws(ImgToolError) -> Analysis {
         var analysis = Analysis(union: GIFColorIndex(capacity: options.colors))
         var previous: [UInt32]?
+        var previousFits = false
         let reader = try source.makeFrameReader(depth: .eight)
         while let frame = try reader.nextFrame() {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while reading frame \(frame.index)") }
             guard delays.indices.contains(frame.index), let delay = delays[frame.index] else { continue }
             let pixels = prepare(frame.image)
-            var colors = GIFColorIndex(capacity: options.colors)
-            var fits = true
-            var transparent = false
-            var last: UInt32 = 0
-            for pixel in pixels where pixel != last {
-                if pixel == 0 {
-                    transparent = true
-                    continue
-                }
-                last = pixel
-                if !colors.add(pixel) {
-                    fits = false
-                    break
-                }
+            var (colors, fits, transparent) = countColors(pixels)
+            if !fits, previousFits, let before = previous,
+                let changed = countChangedColors(pixels, since: before, limit: min(options.colors, 255))
+            {
+                (colors, fits) = (changed, true)
             }
-            if fits && !transparent { transparent = pixels.contains(0) }
+            previousFits = fits
             if transparent { analysis.hasTransparency = true }
-            if fits && transparent && colors.count + 1 > 256 { fits = false }
             analysis.fits.append(fits)
             if analysis.fits.count == 1 { analysis.firstColors = colors.colors }
             if fits && analysis.unionFits {
@@ -169,7 +168,6 @@ struct GIFWriter {
                 }
             }
             if !fits {
-                if !transparent { analysis.hasTransparency = analysis.hasTransparency || pixels.contains(0) }
                 var histogram = analysis.histogram ?? GIFHistogram()
                 // Changed pixels count for their time on screen, unchanged ones (still on screen,
                 // but already mapped) a tenth of it, sampled one in 8.
@@ -193,6 +191,53 @@ struct GIFWriter {
             previous = pixels
         }
         return analysis
+    }
+
+    /// The colours of `pixels` while they fit ``ImageWriteOptions/colors`` (and a transparent
+    /// entry when some pixel is transparent), whether they do, and whether some pixel is
+    /// transparent.
+    private func countColors(_ pixels: [UInt32]) -> (colors: GIFColorIndex, fits: Bool, transparent: Bool) {
+        var colors = GIFColorIndex(capacity: options.colors)
+        var fits = true
+        var transparent = false
+        var last: UInt32 = 0
+        for pixel in pixels where pixel != last {
+            if pixel == 0 {
+                transparent = true
+                continue
+            }
+            last = pixel
+            if !colors.add(pixel) {
+                fits = false
+                break
+            }
+        }
+        if !transparent { transparent = pixels.contains(0) }
+        if fits && transparent && colors.count + 1 > 256 { fits = false }
+        return (colors, fits, transparent)
+    }
+
+    /// The colours of the pixels of `pixels` that differ from `before`, or `nil` when they are
+    /// more than `limit` or some pixel turns from opaque to transparent (the encoder then clears
+    /// a rectangle, and the frame is drawn on a canvas other than `before`).
+    private func countChangedColors(_ pixels: [UInt32], since before: [UInt32], limit: Int) -> GIFColorIndex? {
+        var colors = GIFColorIndex(capacity: limit)
+        let fits = pixels.withUnsafeBufferPointer { now in
+            before.withUnsafeBufferPointer { then in
+                var last: UInt32 = 0
+                for position in 0..<now.count {
+                    let pixel = now[position]
+                    let old = then[position]
+                    if pixel == old { continue }
+                    if pixel == 0 { return false }
+                    if pixel == last { continue }
+                    last = pixel
+                    if !colors.add(pixel) { return false }
+                }
+                return true
+            }
+        }
+        return fits ? colors : nil
     }
 
     /// A frame as packed pixels: flattened onto ``ImageWriteOptions/background`` when one is
