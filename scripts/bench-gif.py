@@ -12,9 +12,8 @@ first), and flicker: the share of pixels that are static in the source between t
 frames but change in the output. Targets: no peer of equal or better quality (mean butteraugli
 within 0.05 of imgtool's, or better) writes a smaller file, and imgtool is faster than every peer.
 
-imgtool writes through `imgtool convert IN OUT.gif` when the release binary can, else through
-Benchmarks/GIFWrite (`gifwrite`, the same codec through CodecRegistry.standard).
-usage: scripts/bench gif [--trials N] [--samples K] [--clips video,screencast,sprite,sticker] [--gifwrite]
+imgtool writes with `imgtool convert IN OUT.gif` (release build).
+usage: scripts/bench gif [--trials N] [--samples K] [--clips video,screencast,sprite,sticker]
 """
 import argparse
 import json
@@ -33,7 +32,6 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--samples", type=int, default=5, help="frames per clip scored by butteraugli/ssimulacra")
 parser.add_argument("--clips", default="video,screencast,sprite,sticker")
-parser.add_argument("--gifwrite", action="store_true", help="write through gifwrite even if imgtool convert writes GIF")
 args = parser.parse_args()
 
 b.ensure_apt("ffmpeg", "imagemagick", "libvips-tools", "gifsicle", "webp", "libjxl-devtools", "time")
@@ -46,28 +44,7 @@ b.sh([sys.executable, os.path.join(b.ROOT, "scripts/make-gif-bench-images.py"), 
 work = b.work_folder("gif-out")
 
 
-def imgtool_writer():
-    """`imgtool convert` when it writes GIF, else gifwrite."""
-    try:
-        if args.gifwrite:
-            raise OSError("gifwrite asked for")
-        imgtool = b.build_release()
-        probe = os.path.join(work, "probe.gif")
-        subprocess.run([imgtool, "convert", os.path.join(data, "sprite.png"), probe, "--force"], check=True,
-                       capture_output=True)
-        with open(probe, "rb") as f:
-            if f.read(3) == b"GIF":
-                return lambda src, out: [imgtool, "convert", src, out, "--force"], "imgtool convert"
-    except (subprocess.CalledProcessError, OSError):
-        pass
-    scratch = os.path.join(b.ROOT, ".build-gifwrite")
-    b.sh(["swift", "build", "-c", "release", "--package-path", os.path.join(b.ROOT, "Benchmarks/GIFWrite"),
-          "--scratch-path", scratch], stdout=subprocess.DEVNULL)
-    gifwrite = os.path.join(scratch, "release/gifwrite")
-    return lambda src, out: [gifwrite, src, out], "gifwrite (Benchmarks/GIFWrite)"
-
-
-make_imgtool, imgtool_name = imgtool_writer()
+imgtool = b.build_release()
 
 PILLOW = ("import sys, glob; from PIL import Image; fs = [Image.open(p) for p in sorted(glob.glob(sys.argv[1] + '/f*.png'))]; "
           "fs[0].save(sys.argv[2], save_all=True, append_images=fs[1:], duration=int(sys.argv[3]), loop=0)")
@@ -85,7 +62,7 @@ def tools(clip, meta):
                "-loop", "0"]
     frames = sorted(os.path.join(src, f) for f in os.listdir(src) if f.endswith(".png"))
     return [
-        ("imgtool", out("imgtool"), make_imgtool(os.path.join(data, clip + ".png"), out("imgtool"))),
+        ("imgtool", out("imgtool"), [imgtool, "convert", os.path.join(data, clip + ".png"), out("imgtool"), "--force"]),
         ("ffmpeg", out("ffmpeg"), ff_default + [out("ffmpeg")]),
         ("ffmpeg diff+bayer", out("ffmpeg-diff"), ff_diff + [out("ffmpeg-diff")]),
         ("ImageMagick -layers Optimize", out("magick"),
@@ -181,7 +158,7 @@ def quality(clip, meta, path, tmp):
 
 
 print(f"# Writing GIFs ({b.machine()}; {args.trials} trials, median wall time; "
-      f"{args.samples} frames scored per clip; imgtool through {imgtool_name})\n")
+      f"{args.samples} frames scored per clip; imgtool convert)\n")
 results = {}
 with tempfile.TemporaryDirectory() as tmp:
     for clip in args.clips.split(","):
