@@ -7,8 +7,8 @@
 /// one probe per pixel. The output is the image data block as stored: the minimum code size
 /// byte, the data in sub-blocks of at most 255 bytes, and the block terminator.
 ///
-/// It writes the same codes as giflib's `EGifPutLine` (both clear only when the table is full),
-/// with no C state or error path and straight into the writer's buffer, so the writer uses it.
+/// Like giflib's `EGifPutLine` it clears only when the table is full; unlike it, it needs no C
+/// state or error path and writes straight into the writer's buffer.
 enum GIFLZWEncoder {
     /// Appends the compressed image data of `indices` (every value below `1 << minimumCodeSize`)
     /// to `output`.
