@@ -2,8 +2,13 @@ import Foundation
 
 /// Waits until `condition` holds, checking it every `interval`, for at most `timeout`; returns
 /// whether it held. Tests wait on the condition they need, never for a fixed time.
+///
+/// The default timeout is only a guard against a hang, so it is long (4 minutes, inside the
+/// suites' 5-minute limits): `swift test` starts every test at once on a pool of one thread per
+/// core, and on a busy 2-core machine the task a test waits for can queue behind the CPU-bound
+/// tests for over a minute (loader tests failed so at 60 s while other builds ran).
 public func waitUntil(
-    timeout: Duration = .seconds(60), interval: Duration = .milliseconds(5), _ condition: () throws -> Bool
+    timeout: Duration = .seconds(240), interval: Duration = .milliseconds(5), _ condition: () throws -> Bool
 ) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {

@@ -39,7 +39,7 @@ struct Tmux {
             in: .whitespacesAndNewlines)
     }
 
-    /// Waits (up to 60 s) until `condition` holds on the screen.
+    /// Waits (up to `waitUntil`'s timeout) until `condition` holds on the screen.
     func waitFor(_ what: String, escapes: Bool = false, _ condition: (String) -> Bool) async throws {
         if try await waitUntil(interval: .milliseconds(50), { condition(try screen(escapes: escapes)) }) { return }
         Issue.record("timed out waiting for \(what); screen:\n\(try screen())")

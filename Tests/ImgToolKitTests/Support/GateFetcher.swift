@@ -44,19 +44,19 @@ final class GateFetcher: DataFetching {
     var finished: [String] { state.withLock { $0.finished } }
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
 
-    /// Waits (at most 10 s) until `count` fetches have started.
+    /// Waits until `count` fetches have started.
     func waitUntilStarted(_ count: Int) async throws {
         try await waitUntil("\(count) fetches started") { $0.started.count >= count }
     }
 
-    /// Waits (at most 10 s) until `count` fetches have been cancelled.
+    /// Waits until `count` fetches have been cancelled.
     func waitUntilCancelled(_ count: Int) async throws {
         try await waitUntil("\(count) fetches cancelled") { $0.cancelled.count >= count }
     }
 
     private func waitUntil(_ what: String, _ condition: @escaping (State) -> Bool) async throws {
         if try await TestSupport.waitUntil({ state.withLock { condition($0) } }) { return }
-        Issue.record("\(what): not reached in 10 s; started \(started), cancelled \(cancelled)")
+        Issue.record("\(what): not reached in time; started \(started), cancelled \(cancelled)")
     }
 
     func fetch(
