@@ -111,11 +111,11 @@ final class WebPFrameReader: FrameReader {
         return Frame(info: frame.info, image: image)
     }
 
-    /// Frames decoded ahead at most, beyond the one being composed: as many as fit in 16 MiB of
+    /// Frames decoded ahead at most, beyond the one being composed: as many as fit in 12 MiB of
     /// canvas-sized buffers (one 1920x1080 canvas; a 480x270 animation keeps DecodeAhead's own,
     /// smaller window), so that memory stays a few canvases whatever their size.
     static func window(canvasBytes: Int) -> Int {
-        max(1, (16 << 20) / max(canvasBytes, 1))
+        max(1, (12 << 20) / max(canvasBytes, 1))
     }
 
     /// Decodes one frame's bitstream with libwebp into the first `width * height * 4` bytes of a
