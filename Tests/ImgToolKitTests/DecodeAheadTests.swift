@@ -205,6 +205,24 @@ struct DecodeAheadTests {
         #expect(DecodeAhead<Int>.helpers(frameCount: 3, pixels: 3 * 512 * 256) == min(cores - 1, 3))
     }
 
+    @Test(
+        "a window of one frame: nothing is decoded more than one frame after the one asked for", arguments: [1, 2, 3])
+    func windowOfOne(helpers: Int) throws {
+        let asked = Locked(0)
+        let furthest = Locked(0)
+        let pipeline = DecodeAhead<Int>(frameCount: 60, helpers: helpers, window: 1) { index, _, _ in
+            let ahead = index - asked.withLock { $0 }
+            furthest.withLock { $0 = max($0, ahead) }
+            return index
+        }
+        defer { pipeline.stop() }
+        for index in 0..<60 {
+            asked.withLock { $0 = index }
+            #expect(try pipeline.decoded(index, isCancelled: { false }) == index)
+        }
+        #expect(furthest.withLock { $0 } <= 1)
+    }
+
     @Test("APNG: one or two helpers give exactly the frames of a serial decode", arguments: [1, 2])
     func apngFrames(helpers: Int) throws {
         var builder = APNGBuilder(width: 6, height: 5)

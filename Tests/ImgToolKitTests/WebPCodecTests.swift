@@ -175,6 +175,30 @@ struct WebPCodecTests {
         #expect(try ahead.nextFrame() == nil)
     }
 
+    @Test("frames kept by the caller stay as they were while later frames reuse the decoding buffers")
+    func keptFrames() throws {
+        var random = WebPTestRandom(state: 7)
+        // Whole-canvas opaque frames (the reader takes their buffer as the canvas) between
+        // blended sub-rectangles, so canvases and decoding buffers trade places.
+        let frames = (0..<30).map { index in
+            index % 3 == 0
+                ? WebPTestBuilder.Frame(image: random.picture(width: 64, height: 48, alpha: false), blends: false)
+                : WebPTestBuilder.Frame(
+                    image: random.picture(width: 24, height: 16, alpha: true), x: 2 * (index % 20), y: 2 * (index % 16),
+                    disposes: index % 2 == 0)
+        }
+        let file = WebPTestBuilder.animation(width: 64, height: 48, frames: frames)
+        let source = try WebPSource(data: file, limits: .default)
+        let alone = WebPFrameReader(source: source, depth: .eight, helpers: 0)
+        var expected: [[UInt8]] = []
+        while let frame = try alone.nextFrame() { expected.append(Array(frame.image.rgba8 ?? [])) }
+        let ahead = WebPFrameReader(source: source, depth: .eight, helpers: 2)
+        var kept: [Frame] = []
+        while let frame = try ahead.nextFrame() { kept.append(frame) }
+        #expect(kept.map { $0.image.rgba8 ?? [] } == expected)
+        #expect(WebPFrameReader.window(canvasBytes: 1920 * 1080 * 4) == 1)
+    }
+
     // MARK: - Damaged files
 
     static func animation(frames count: Int) -> [UInt8] {

@@ -58,14 +58,18 @@ final class DecodeAhead<Decoded: Sendable>: @unchecked Sendable {
     private var runningHelpers = 0
 
     /// Starts `helpers` threads (0: the reader decodes every frame itself).
-    /// - Parameter helpersStartAt: the frame whose request starts the helpers: 1 for a first
-    ///   frame that uses every core itself, to be decoded, drawn and shown, before anything else
-    ///   runs (the reader asks for frame 1 only once frame 0 is on its way to the screen).
-    init(frameCount: Int, helpers: Int, helpersStartAt: Int = 0, decode: @escaping Decode) {
+    /// - Parameters:
+    ///   - helpersStartAt: the frame whose request starts the helpers: 1 for a first frame that
+    ///     uses every core itself, to be decoded, drawn and shown, before anything else runs (the
+    ///     reader asks for frame 1 only once frame 0 is on its way to the screen).
+    ///   - window: how many frames after the wanted one may be decoded ahead, at least 1; `nil`
+    ///     (the default) and anything larger mean `helpers + 2`. Large frames want a smaller
+    ///     window: memory is about `window + 2` decoded frames.
+    init(frameCount: Int, helpers: Int, helpersStartAt: Int = 0, window: Int? = nil, decode: @escaping Decode) {
         self.frameCount = frameCount
         self.decode = decode
         self.helpersStartAt = helpersStartAt
-        window = helpers + 2
+        self.window = min(max(window ?? helpers + 2, 1), helpers + 2)
         runningHelpers = helpers
         for number in 0..<helpers {
             let thread = Thread { [self] in runHelper() }

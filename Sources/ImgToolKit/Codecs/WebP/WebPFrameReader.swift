@@ -20,7 +20,7 @@
 final class WebPFrameReader: FrameReader {
     private let source: WebPSource
     private let depth: SampleDepth
-    private let decoding: DecodeAhead<[UInt8]>
+    private let decoding: DecodeAhead<DecodedFrame>
     private var canvas: [UInt8]
     /// The frame drawn last: what the next frame's key-frame test and disposal need.
     private var previous: (region: FrameRegion, disposes: Bool, isKey: Bool)?
@@ -38,9 +38,11 @@ final class WebPFrameReader: FrameReader {
         canvas = [UInt8](repeating: 0, count: source.info.width * source.info.height * 4)
         let frames = source.file.frames
         let pixels = frames.reduce(0) { $0 + $1.info.region.width * $1.info.region.height }
+        let canvasBytes = source.info.width * source.info.height * 4
         decoding = DecodeAhead(
             frameCount: frames.count,
-            helpers: helpers ?? DecodeAhead<[UInt8]>.helpers(frameCount: frames.count, pixels: pixels)
+            helpers: helpers ?? DecodeAhead<DecodedFrame>.helpers(frameCount: frames.count, pixels: pixels),
+            window: Self.window(canvasBytes: canvasBytes)
         ) { index, spare, _ throws(ImgToolError) in
             try Self.decode(frames[index], of: source, reusing: spare)
         }
@@ -82,14 +84,14 @@ final class WebPFrameReader: FrameReader {
         } else {
             isKey = false
         }
-        let pixels = try decoding.decoded(frame.info.index, isCancelled: { Task.isCancelled })
+        let decoded = try decoding.decoded(frame.info.index, isCancelled: { Task.isCancelled })
 
+        defer { decoding.recycle(decoded) }
         if isKey && isFull {
             // The frame is the whole canvas: take its buffer, and offer the old one for reuse.
-            decoding.recycle(canvas)
-            canvas = pixels
+            swap(&canvas, &decoded.pixels)
         } else {
-            defer { decoding.recycle(pixels) }
+            let pixels = decoded.pixels
             let disposed = previous.flatMap { $0.disposes ? $0.region : nil }
             if isKey {
                 if frame.info.index > 0 {
@@ -109,22 +111,32 @@ final class WebPFrameReader: FrameReader {
         return Frame(info: frame.info, image: image)
     }
 
+    /// Frames decoded ahead at most, beyond the one being composed: as many as fit in 12 MiB of
+    /// canvas-sized buffers (one 1920x1080 canvas; a 480x270 animation keeps DecodeAhead's own,
+    /// smaller window), so that memory stays a few canvases whatever their size.
+    static func window(canvasBytes: Int) -> Int {
+        max(1, (12 << 20) / max(canvasBytes, 1))
+    }
+
     /// Decodes one frame's bitstream with libwebp into the first `width * height * 4` bytes of a
     /// canvas-sized buffer (`spare`, a recycled one, when there is one): every buffer has the same
     /// size, so buffers are reused whatever the frames' sizes and the heap does not fragment.
-    private static func decode(_ frame: WebPFile.Frame, of source: WebPSource, reusing spare: [UInt8]?)
-        throws(ImgToolError) -> [UInt8]
+    private static func decode(_ frame: WebPFile.Frame, of source: WebPSource, reusing spare: DecodedFrame?)
+        throws(ImgToolError) -> DecodedFrame
     {
         let region = frame.info.region
         let canvasCount = source.info.width * source.info.height * 4
-        var pixels =
-            spare.flatMap { $0.count == canvasCount ? $0 : nil }
-            ?? [UInt8](unsafeUninitializedCapacity: canvasCount) { buffer, initialized in
+        let decoded = spare ?? DecodedFrame()
+        if decoded.pixels.count != canvasCount {
+            decoded.pixels = [UInt8](unsafeUninitializedCapacity: canvasCount) { buffer, initialized in
                 adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
                 initialized = canvasCount  // only the frame's part is read, after WebPDecode wrote it
             }
+        }
         let count = region.width * region.height * 4
-        let result: Result<Void, WebPBitstream.StatusError> = pixels.withUnsafeMutableBytes { buffer in
+        // The buffer is referenced by `decoded` alone (a canvas handed out in a frame that is
+        // still held is the exception, and is then copied), so this writes in place.
+        let result: Result<Void, WebPBitstream.StatusError> = decoded.pixels.withUnsafeMutableBytes { buffer in
             do throws(WebPBitstream.StatusError) {
                 try WebPBitstream.decode(
                     source.data, in: frame.bitstream, width: region.width, height: region.height,
@@ -142,6 +154,18 @@ final class WebPFrameReader: FrameReader {
                 code, "corrupt WebP: the \(kind) bitstream of the \(what) does not decode (libwebp: \(status))",
                 cause: status.description)
         }
-        return pixels
+        return decoded
+    }
+
+    /// A decoded frame's pixels in a canvas-sized buffer, owned by one object so that the buffer
+    /// moves through ``DecodeAhead`` by reference: an array passed along by value is shared for a
+    /// moment at each hand-over (the pipeline's spare list and the decoder), and writing into it
+    /// then copies all of it.
+    ///
+    /// `@unchecked Sendable`, as ``GIFFrameIndices``: a buffer has one owner at a time.
+    /// ``DecodeAhead`` hands it from the thread that decodes into it to the reader that composes
+    /// it under its lock, and nobody touches a buffer while it sits in the pipeline's tables.
+    final class DecodedFrame: @unchecked Sendable {
+        var pixels: [UInt8] = []
     }
 }
