@@ -5,9 +5,9 @@ extension FrameSource {
     /// when a sample needs it. GIF to APNG keeps every frame, delay and the number of plays.
     ///
     /// An animation is decoded once when its storage is known early: each frame is analysed as
-    /// it arrives and held (see ``pngLookAheadBytes(canvasBytes:)``) until no later frame can
+    /// it arrives and held (two 8-bit canvases, at least 16 MiB) until no later frame can
     /// change the choice (more than 256 colours, not grey, and translucent or opaque by the
-    /// source's metadata), or until the last frame; then the held frames and the rest are
+    /// source's ``isOpaque``), or until the last frame; then the held frames and the rest are
     /// written, each as the rectangle that changed, compressed on the other cores while the
     /// next frame is decoded. Only an animation that is still undecided when the look-ahead is
     /// full (few colours, or opacity unknown) is decoded a second time. Memory stays at a few
@@ -99,8 +99,9 @@ extension FrameSource {
 }
 
 extension PNGLayout {
-    /// How many bytes of decoded frames the APNG writer holds while it chooses the storage: four
-    /// 16-bit canvases, and at least 16 MiB, so that a small animation is always decoded once.
+    /// How many bytes of decoded frames the APNG writer holds while it chooses the storage: two
+    /// 8-bit canvases (one 16-bit), and at least 16 MiB, so that a small animation is always
+    /// decoded once. A frame that settles the choice is kept whatever its size.
     /// - Parameter canvasPixels: the pixels of one canvas.
-    static func lookAheadBytes(canvasPixels: Int) -> Int { max(32 * canvasPixels, 16 << 20) }
+    static func lookAheadBytes(canvasPixels: Int) -> Int { max(8 * canvasPixels, 16 << 20) }
 }
