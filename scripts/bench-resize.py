@@ -12,8 +12,8 @@ float64 Lanczos3 reference computed here with numpy (separable, premultiplied al
 sampled at pixel centres and stretched by the reduction, as in every Lanczos3 resizer); for
 animations, the worst over four frames spread through the animation, each compared with the
 reference of the input's composited frame. GIF outputs are palette-quantized by their writers,
-so their scores include the palette's error; imgtool writes APNG (lossless) for the GIF case,
-since this branch has no GIF writer, and the table says each output's format.
+so their scores include the palette's error; for the GIF case imgtool and ffmpeg write both a
+GIF and an APNG (lossless), and the table says each output's format.
 CPU time (user + system, all threads, per run) is printed beside the wall time: on a shared
 machine it is the steadier measure of the work done.
 usage: scripts/bench resize [--trials N]
@@ -169,7 +169,14 @@ for title, path, width, height, ext in cases:
     width_arg = "50%" if "50%" in title else str(width)
     tools = [("imgtool", [imgtool, "resize", path, out("imgtool", ".png"), "--width", width_arg, "--force"],
               out("imgtool", ".png"))]
-    if "50%" not in title:
+    if ext == ".gif":
+        tools = [
+            ("imgtool (GIF)", [imgtool, "resize", path, out("imgtool"), "--width", width_arg, "--force"],
+             out("imgtool")),
+            ("imgtool (APNG)", [imgtool, "resize", path, out("imgtool", ".png"), "--width", width_arg, "--force"],
+             out("imgtool", ".png")),
+        ]
+    if "50%" not in title and ext != ".gif":
         # The thumbnail form: the same size here, with the fast path for large reductions.
         tools.append(("imgtool --size (thumbnail)",
                       [imgtool, "resize", path, out("imgtool-thumb", ".png"), "--size", str(width), "--force"],
@@ -202,6 +209,10 @@ for title, path, width, height, ext in cases:
                             *(["-frames:v", "1", "-update", "1"] if not animated else []), out("ffmpeg")],
          out("ffmpeg")),
     ]
+    if ext == ".gif":
+        tools.append(("ffmpeg lanczos (APNG)",
+                      ["ffmpeg", "-v", "error", "-y", "-i", path, "-vf", f"scale={width}:-1:flags=lanczos",
+                       "-plays", "0", "-f", "apng", out("ffmpeg", ".png")], out("ffmpeg", ".png")))
     n = frame_count(path)
     picks = sorted({0, n // 4, n // 2, (3 * n) // 4}) if n > 1 else [0]
     source = frames_of(path, set(picks))

@@ -20,6 +20,8 @@ struct ResampleWeights: Sendable {
     /// Every output pixel's weights, `stride` apart: pixel `i`'s are
     /// `weights[i * stride ..< i * stride + tapCounts[i]]`.
     let weights: [Float]
+    /// ``weights`` with each weight in all four lanes, for multiplying a pixel without a shuffle.
+    let splatWeights: [SIMD4<Float>]
     /// The largest tap count.
     let stride: Int
 
@@ -59,6 +61,7 @@ struct ResampleWeights: Sendable {
         self.firsts = firsts
         self.tapCounts = tapCounts
         self.weights = weights
+        self.splatWeights = weights.map { SIMD4<Float>(repeating: $0) }
         self.stride = stride
     }
 

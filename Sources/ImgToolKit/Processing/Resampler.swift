@@ -284,6 +284,9 @@ public struct Resampler: Sendable {
         var ringRows = [Int](repeating: -1, count: ringSize)
         var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
         let horizontalIsIdentity = horizontal.isIdentity
+        // The ring rows an output row reads, reused from row to row.
+        var rowsOfTaps: [UnsafeMutablePointer<SIMD4<Float>>] = []
+        rowsOfTaps.reserveCapacity(ringSize)
         // When each source pixel feeds at most about two output pixels (box, or any filter at a
         // small reduction), converting while filtering beats converting the row first.
         let fused = decode == nil && horizontal.tapCounts.reduce(0, +) <= 2 * sourceWidth
@@ -296,6 +299,7 @@ public struct Resampler: Sendable {
                                 for y in rows {
                                     let first = vertical.firsts[y]
                                     let taps = vertical.tapCounts[y]
+                                    rowsOfTaps.removeAll(keepingCapacity: true)
                                     for tap in 0..<taps {
                                         let row = first + tap
                                         let slot = row % ringSize
@@ -311,16 +315,15 @@ public struct Resampler: Sendable {
                                                 filterRow(samples: source, weights: hWeights, into: target)
                                             } else {
                                                 Self.load(source, decode: decode, into: sourceRow)
-                                                filterRow(sourceRow, weights: hWeights, into: target)
+                                                filterRow(sourceRow, into: target)
                                             }
                                         }
-                                        let weight = vWeights[y * vertical.stride + tap]
-                                        if tap == 0 {
-                                            for x in 0..<width { accumulator[x] = target[x] * weight }
-                                        } else {
-                                            for x in 0..<width { accumulator[x] += target[x] * weight }
-                                        }
+                                        rowsOfTaps.append(target.baseAddress.unsafelyUnwrapped)
                                     }
+                                    Self.accumulate(
+                                        rowsOfTaps,
+                                        weights: vWeights.baseAddress.unsafelyUnwrapped + y * vertical.stride,
+                                        into: accumulator)
                                     let start = (y - rows.lowerBound) * width * 4
                                     Self.store(
                                         accumulator, conversion: conversion,
@@ -334,31 +337,97 @@ public struct Resampler: Sendable {
         }
     }
 
-    /// One source row, premultiplied, filtered to the output's width. Two partial sums per
-    /// output pixel, so that consecutive taps do not wait on each other's addition.
+    /// One source row, premultiplied, filtered to the output's width. Four partial sums per
+    /// output pixel, so that consecutive taps do not wait on each other's addition, and weights
+    /// already in every lane (``ResampleWeights/splatWeights``).
     private func filterRow(
-        _ source: UnsafeMutableBufferPointer<SIMD4<Float>>, weights: UnsafeBufferPointer<Float>,
-        into target: UnsafeMutableBufferPointer<SIMD4<Float>>
+        _ source: UnsafeMutableBufferPointer<SIMD4<Float>>, into target: UnsafeMutableBufferPointer<SIMD4<Float>>
     ) {
         let stride = horizontal.stride
-        horizontal.firsts.withUnsafeBufferPointer { firsts in
-            horizontal.tapCounts.withUnsafeBufferPointer { tapCounts in
-                for x in 0..<target.count {
-                    let first = firsts[x]
-                    let base = x * stride
-                    let taps = tapCounts[x]
-                    var even = SIMD4<Float>.zero
-                    var odd = SIMD4<Float>.zero
-                    var tap = 0
-                    while tap + 1 < taps {
-                        even += source[first + tap] * weights[base + tap]
-                        odd += source[first + tap + 1] * weights[base + tap + 1]
-                        tap += 2
+        guard let pixels = source.baseAddress else { return }
+        horizontal.splatWeights.withUnsafeBufferPointer { splat in
+            horizontal.firsts.withUnsafeBufferPointer { firsts in
+                horizontal.tapCounts.withUnsafeBufferPointer { tapCounts in
+                    guard let splat = splat.baseAddress else { return }
+                    for x in 0..<target.count {
+                        let from = pixels + firsts[x]
+                        let weights = splat + x &* stride
+                        let taps = tapCounts[x]
+                        var sum0 = SIMD4<Float>.zero
+                        var sum1 = SIMD4<Float>.zero
+                        var sum2 = SIMD4<Float>.zero
+                        var sum3 = SIMD4<Float>.zero
+                        var tap = 0
+                        while tap &+ 3 < taps {
+                            sum0 += from[tap] * weights[tap]
+                            sum1 += from[tap &+ 1] * weights[tap &+ 1]
+                            sum2 += from[tap &+ 2] * weights[tap &+ 2]
+                            sum3 += from[tap &+ 3] * weights[tap &+ 3]
+                            tap &+= 4
+                        }
+                        while tap < taps {
+                            sum0 += from[tap] * weights[tap]
+                            tap &+= 1
+                        }
+                        target[x] = (sum0 + sum1) + (sum2 + sum3)
                     }
-                    if tap < taps { even += source[first + tap] * weights[base + tap] }
-                    target[x] = even + odd
                 }
             }
+        }
+    }
+
+    /// `accumulator` set to the sum of `rows` (each ``outputSize`` wide) times their weights,
+    /// four rows at a time so that each accumulated pixel is loaded and stored once per four.
+    @inline(__always)
+    private static func accumulate(
+        _ rows: [UnsafeMutablePointer<SIMD4<Float>>], weights: UnsafePointer<Float>,
+        into accumulator: UnsafeMutableBufferPointer<SIMD4<Float>>
+    ) {
+        guard let out = accumulator.baseAddress else { return }
+        let width = accumulator.count
+        var tap = 0
+        var started = false
+        while tap < rows.count {
+            let group = min(rows.count &- tap, 4)
+            let w0 = SIMD4<Float>(repeating: weights[tap])
+            let r0 = rows[tap]
+            switch group {
+            case 4:
+                let (r1, r2, r3) = (rows[tap &+ 1], rows[tap &+ 2], rows[tap &+ 3])
+                let w1 = SIMD4<Float>(repeating: weights[tap &+ 1])
+                let w2 = SIMD4<Float>(repeating: weights[tap &+ 2])
+                let w3 = SIMD4<Float>(repeating: weights[tap &+ 3])
+                if started {
+                    for x in 0..<width { out[x] += (r0[x] * w0 + r1[x] * w1) + (r2[x] * w2 + r3[x] * w3) }
+                } else {
+                    for x in 0..<width { out[x] = (r0[x] * w0 + r1[x] * w1) + (r2[x] * w2 + r3[x] * w3) }
+                }
+            case 3:
+                let (r1, r2) = (rows[tap &+ 1], rows[tap &+ 2])
+                let w1 = SIMD4<Float>(repeating: weights[tap &+ 1])
+                let w2 = SIMD4<Float>(repeating: weights[tap &+ 2])
+                if started {
+                    for x in 0..<width { out[x] += (r0[x] * w0 + r1[x] * w1) + r2[x] * w2 }
+                } else {
+                    for x in 0..<width { out[x] = (r0[x] * w0 + r1[x] * w1) + r2[x] * w2 }
+                }
+            case 2:
+                let r1 = rows[tap &+ 1]
+                let w1 = SIMD4<Float>(repeating: weights[tap &+ 1])
+                if started {
+                    for x in 0..<width { out[x] += r0[x] * w0 + r1[x] * w1 }
+                } else {
+                    for x in 0..<width { out[x] = r0[x] * w0 + r1[x] * w1 }
+                }
+            default:
+                if started {
+                    for x in 0..<width { out[x] += r0[x] * w0 }
+                } else {
+                    for x in 0..<width { out[x] = r0[x] * w0 }
+                }
+            }
+            started = true
+            tap &+= group
         }
     }
 
@@ -437,7 +506,7 @@ public struct Resampler: Sendable {
         let raw = UnsafeRawPointer(base)
         let pixelBytes = 4 * MemoryLayout<Sample>.stride
         for x in 0..<target.count {
-            let pixel = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: x * pixelBytes, as: SIMD4<Sample>.self))
+            let pixel = SIMD4<Float>(raw.loadUnaligned(fromByteOffset: x &* pixelBytes, as: SIMD4<Sample>.self))
             target[x] = pixel * SIMD4<Float>(pixel[3], pixel[3], pixel[3], 1)
         }
     }

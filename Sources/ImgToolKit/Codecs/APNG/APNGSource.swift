@@ -69,6 +69,16 @@ struct APNGSource: FrameSource {
         self.info = info
     }
 
+    /// Opaque without decoding when the colour type has no alpha and there is no tRNS, and no
+    /// composited pixel can be transparent: frame 0 covers the canvas and no region is ever
+    /// cleared (no `background` disposal, no `previous` on frame 0, which acts as background).
+    var isOpaque: Bool {
+        guard file.transparency == nil, [.gray, .rgb, .palette].contains(file.header.colorType) else { return false }
+        guard let first = info.frames.first, !isFallback else { return true }
+        return first.region == FrameRegion(x: 0, y: 0, width: info.width, height: info.height)
+            && first.disposal == .none && info.frames.allSatisfy { $0.disposal != .background }
+    }
+
     /// Whether the animation was discarded and the default image is shown as a still.
     var isFallback: Bool { frames.isEmpty }
 

@@ -105,6 +105,17 @@ struct GIFSource: FrameSource {
             loopValue: loop?.value, plays: loop?.plays ?? 1, isComplete: isComplete, warnings: warnings)
     }
 
+    /// Opaque without decoding when frame 0 paints the whole screen (it covers it, has no
+    /// transparent index and is not restored) and no frame's region is ever cleared (no
+    /// `background` disposal): every later pixel is drawn over an opaque one, or kept.
+    var isOpaque: Bool {
+        guard let first = frames.first, first.transparentIndex == nil, first.info.disposal == .none,
+            first.info.region.clipped(toWidth: info.width, height: info.height)
+                == FrameRegion(x: 0, y: 0, width: info.width, height: info.height)
+        else { return false }
+        return frames.allSatisfy { $0.info.disposal != .background }
+    }
+
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         GIFFrameReader(source: self, depth: depth ?? .eight)
     }
