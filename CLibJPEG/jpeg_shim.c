@@ -284,6 +284,20 @@ imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, u
     return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
 }
 
+imgtool_jpeg_status imgtool_jpeg_reader_skip_rows(imgtool_jpeg_reader *reader, uint32_t row_count) {
+    if (reader == NULL || reader->stage != STAGE_STARTED ||
+        row_count > reader->cinfo.output_height - reader->cinfo.output_scanline) {
+        return IMGTOOL_JPEG_MISUSE;
+    }
+    j_decompress_ptr cinfo = &reader->cinfo;
+    if (setjmp(reader->errors.jump)) return reader_failure(reader);
+
+    JDIMENSION skipped = jpeg_skip_scanlines(cinfo, row_count);
+    if (skipped != row_count) shim_fail(&reader->errors, IMGTOOL_JPEG_CORRUPT, "libjpeg skipped fewer rows than asked");
+    if (cinfo->output_scanline == cinfo->output_height) reader->stage = STAGE_ROWS_DONE;
+    return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
+}
+
 imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader) {
     if (reader == NULL || reader->stage != STAGE_ROWS_DONE) return IMGTOOL_JPEG_MISUSE;
     j_decompress_ptr cinfo = &reader->cinfo;

@@ -97,6 +97,11 @@ imgtool_jpeg_status imgtool_jpeg_reader_start(imgtool_jpeg_reader *reader, int s
 imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, uint8_t *dst, ptrdiff_t stride,
                                                   uint32_t row_count);
 
+/// Skips the next `row_count` rows (`jpeg_skip_scanlines`): their entropy-coded data is read, but
+/// not turned into pixels, so a second reader can start decoding part way down the image. The
+/// rows after them are exactly those of a decode that reads every row (checked in the tests).
+imgtool_jpeg_status imgtool_jpeg_reader_skip_rows(imgtool_jpeg_reader *reader, uint32_t row_count);
+
 /// Reads the rest of the data up to EOI (`jpeg_finish_decompress`); bytes after EOI are ignored.
 imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader);
 
