@@ -111,7 +111,23 @@ struct JPEGDecoder: Sendable {
                     try single.finish()
                     warnings = single.warnings
                 }
-                guard split != nil else { return try readAll(reader) }
+                guard split != nil else {
+                    guard raw.count >= PagePopulation.threshold, availableProcessors > 1 else {
+                        return try readAll(reader)
+                    }
+                    // The rows' fresh pages are mapped on a second thread, ahead of the rows.
+                    let pages = PagesToPopulate(buffers: [raw])
+                    let (_, done) = forkJoin(
+                        { PagePopulation.populate(pages.buffers) },
+                        alongside: { () -> Result<Void, ImgToolError> in
+                            do throws(ImgToolError) {
+                                return .success(try readAll(reader))
+                            } catch {
+                                return .failure(error)
+                            }
+                        })
+                    return try done.get()
+                }
                 let fresh = try JPEGReader(bytes: bytes, limits: limits)
                 defer { fresh.close() }
                 _ = try fresh.readHeader()

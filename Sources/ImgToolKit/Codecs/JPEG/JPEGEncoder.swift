@@ -90,6 +90,32 @@ public struct JPEGEncoder: Sendable {
         try check(imgtool_jpeg_writer_begin(writer, &params), writer: writer)
         try drain(writer, into: &sink)
 
+        // With optimized tables libjpeg keeps every coefficient for a second pass; their fresh
+        // pages are mapped on a second thread while this one encodes.
+        var arrays = [imgtool_jpeg_memory](repeating: imgtool_jpeg_memory(), count: Int(IMGTOOL_JPEG_MAX_ARRAYS))
+        let found = Int(imgtool_jpeg_writer_arrays(writer, &arrays))
+        let buffers = arrays.prefix(found).map { UnsafeMutableRawBufferPointer(start: $0.start, count: $0.length) }
+        guard buffers.reduce(0, { $0 + $1.count }) >= PagePopulation.threshold, availableProcessors > 1 else {
+            return try writeRows(of: image, with: writer, into: &sink)
+        }
+        let pages = PagesToPopulate(buffers: buffers)
+        let (_, done) = forkJoin(
+            { PagePopulation.populate(pages.buffers) },
+            alongside: { () -> Result<Void, ImgToolError> in
+                do throws(ImgToolError) {
+                    return .success(try writeRows(of: image, with: writer, into: &sink))
+                } catch {
+                    return .failure(error)
+                }
+            })
+        try done.get()
+    }
+
+    /// Compresses every row of `image` and the end of the file, handing the bytes to `sink` as
+    /// they come.
+    private func writeRows(of image: PixelBuffer, with writer: OpaquePointer, into sink: inout ByteSink)
+        throws(ImgToolError)
+    {
         let band = 64
         let rowBytes = image.width * 4
         var rows: [UInt8] = []
