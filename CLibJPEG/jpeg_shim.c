@@ -284,6 +284,20 @@ imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, u
     return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
 }
 
+imgtool_jpeg_status imgtool_jpeg_reader_skip_rows(imgtool_jpeg_reader *reader, uint32_t row_count) {
+    if (reader == NULL || reader->stage != STAGE_STARTED ||
+        row_count > reader->cinfo.output_height - reader->cinfo.output_scanline) {
+        return IMGTOOL_JPEG_MISUSE;
+    }
+    j_decompress_ptr cinfo = &reader->cinfo;
+    if (setjmp(reader->errors.jump)) return reader_failure(reader);
+
+    JDIMENSION skipped = jpeg_skip_scanlines(cinfo, row_count);
+    if (skipped != row_count) shim_fail(&reader->errors, IMGTOOL_JPEG_CORRUPT, "libjpeg skipped fewer rows than asked");
+    if (cinfo->output_scanline == cinfo->output_height) reader->stage = STAGE_ROWS_DONE;
+    return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
+}
+
 imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader) {
     if (reader == NULL || reader->stage != STAGE_ROWS_DONE) return IMGTOOL_JPEG_MISUSE;
     j_decompress_ptr cinfo = &reader->cinfo;
@@ -313,6 +327,62 @@ void imgtool_jpeg_reader_destroy(imgtool_jpeg_reader *reader) {
     free(reader);
 }
 
+// MARK: - Whole-image arrays
+
+// libjpeg keeps a whole image's DCT coefficients in "virtual arrays" when it needs two passes,
+// as the encoder does for optimize_coding (statistics first, Huffman codes second): 96 MiB for a
+// 4096x4096 4:4:4 image, which malloc takes fresh from mmap and the kernel maps one 4 KiB page
+// fault at a time as the first pass writes it (24,000 faults, a fifth of the encoder's time).
+// libjpeg's memory manager is reached only through the function pointers of `cinfo->mem`, so
+// the shim wraps two of them: request_virt_barray records each array's handle and size, and
+// realize_virt_arrays, once libjpeg has allocated them and before anything is written, finds
+// where each one's rows start (row 0, through access_virt_barray, the access libjpeg makes next
+// anyway). The rows of an array are one allocation below libjpeg's MAX_ALLOC_CHUNK (1e9 bytes),
+// as every array within imgtool's limits is. The caller may then have the pages mapped ahead
+// of libjpeg (madvise MADV_POPULATE_WRITE on another thread), which changes no byte.
+
+typedef struct {
+    jvirt_barray_ptr (*request)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
+    void (*realize)(j_common_ptr);
+    jvirt_barray_ptr arrays[IMGTOOL_JPEG_MAX_ARRAYS];
+    size_t bytes[IMGTOOL_JPEG_MAX_ARRAYS];
+    int count;
+    imgtool_jpeg_memory found[IMGTOOL_JPEG_MAX_ARRAYS];
+    int found_count;
+} shim_arrays;
+
+static jvirt_barray_ptr arrays_request(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
+                                       JDIMENSION rows, JDIMENSION max_access) {
+    shim_arrays *arrays = (shim_arrays *)cinfo->client_data;
+    jvirt_barray_ptr array = arrays->request(cinfo, pool_id, pre_zero, blocks_per_row, rows, max_access);
+    if (arrays->count < IMGTOOL_JPEG_MAX_ARRAYS) {
+        arrays->arrays[arrays->count] = array;
+        arrays->bytes[arrays->count] = (size_t)blocks_per_row * rows * sizeof(JBLOCK);
+        arrays->count++;
+    }
+    return array;
+}
+
+static void arrays_realize(j_common_ptr cinfo) {
+    shim_arrays *arrays = (shim_arrays *)cinfo->client_data;
+    arrays->realize(cinfo);
+    for (int i = 0; i < arrays->count && arrays->found_count < IMGTOOL_JPEG_MAX_ARRAYS; i++) {
+        JBLOCKARRAY rows = cinfo->mem->access_virt_barray(cinfo, arrays->arrays[i], 0, 1, TRUE);
+        arrays->found[arrays->found_count].start = (uint8_t *)rows[0];
+        arrays->found[arrays->found_count].length = arrays->bytes[i];
+        arrays->found_count++;
+    }
+}
+
+// Installs the wrappers; `arrays` lives as long as `cinfo` (both are in the writer).
+static void arrays_install(j_common_ptr cinfo, shim_arrays *arrays) {
+    arrays->request = cinfo->mem->request_virt_barray;
+    arrays->realize = cinfo->mem->realize_virt_arrays;
+    cinfo->client_data = arrays;
+    cinfo->mem->request_virt_barray = arrays_request;
+    cinfo->mem->realize_virt_arrays = arrays_realize;
+}
+
 // MARK: - Writing
 
 // A destination manager over a growing buffer: libjpeg fills buffer[count..<capacity]; when it is
@@ -328,6 +398,7 @@ struct imgtool_jpeg_writer {
     struct jpeg_compress_struct cinfo;
     shim_errors errors;
     shim_destination destination;
+    shim_arrays arrays;
     int created;
     int begun;
     int failed;
@@ -379,6 +450,7 @@ imgtool_jpeg_writer *imgtool_jpeg_writer_create(void) {
     }
     jpeg_create_compress(&writer->cinfo);
     writer->created = 1;
+    arrays_install((j_common_ptr)&writer->cinfo, &writer->arrays);
     writer->destination.errors = &writer->errors;
     writer->destination.pub.init_destination = destination_init;
     writer->destination.pub.empty_output_buffer = destination_empty;
@@ -421,6 +493,12 @@ imgtool_jpeg_status imgtool_jpeg_writer_begin(imgtool_jpeg_writer *writer, const
     jpeg_start_compress(cinfo, TRUE);
     writer->begun = 1;
     return IMGTOOL_JPEG_OK;
+}
+
+int imgtool_jpeg_writer_arrays(const imgtool_jpeg_writer *writer, imgtool_jpeg_memory *arrays) {
+    if (writer == NULL || arrays == NULL || !writer->begun) return 0;
+    memcpy(arrays, writer->arrays.found, sizeof(imgtool_jpeg_memory) * (size_t)writer->arrays.found_count);
+    return writer->arrays.found_count;
 }
 
 imgtool_jpeg_status imgtool_jpeg_writer_write_rows(imgtool_jpeg_writer *writer, const uint8_t *rows, size_t stride,

@@ -97,6 +97,11 @@ imgtool_jpeg_status imgtool_jpeg_reader_start(imgtool_jpeg_reader *reader, int s
 imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, uint8_t *dst, ptrdiff_t stride,
                                                   uint32_t row_count);
 
+/// Skips the next `row_count` rows (`jpeg_skip_scanlines`): their entropy-coded data is read, but
+/// not turned into pixels, so a second reader can start decoding part way down the image. The
+/// rows after them are exactly those of a decode that reads every row (checked in the tests).
+imgtool_jpeg_status imgtool_jpeg_reader_skip_rows(imgtool_jpeg_reader *reader, uint32_t row_count);
+
 /// Reads the rest of the data up to EOI (`jpeg_finish_decompress`); bytes after EOI are ignored.
 imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader);
 
@@ -140,6 +145,22 @@ imgtool_jpeg_writer *imgtool_jpeg_writer_create(void);
 
 /// Sets the parameters and writes the markers (`jpeg_start_compress`).
 imgtool_jpeg_status imgtool_jpeg_writer_begin(imgtool_jpeg_writer *writer, const imgtool_jpeg_write_params *params);
+
+/// Most whole-image arrays `imgtool_jpeg_writer_arrays` reports (one per component).
+enum { IMGTOOL_JPEG_MAX_ARRAYS = 4 };
+
+/// A piece of memory libjpeg allocated.
+typedef struct {
+    uint8_t *start;
+    size_t length;
+} imgtool_jpeg_memory;
+
+/// The whole-image coefficient arrays libjpeg allocated in `imgtool_jpeg_writer_begin` (with
+/// `optimize` or `progressive`, one per component; none otherwise), not yet written: copies
+/// their places into `arrays` (room for IMGTOOL_JPEG_MAX_ARRAYS) and returns how many. They stay
+/// valid until `imgtool_jpeg_writer_finish` returns. Only to have their pages mapped ahead of
+/// libjpeg (madvise MADV_POPULATE_WRITE), which changes no byte.
+int imgtool_jpeg_writer_arrays(const imgtool_jpeg_writer *writer, imgtool_jpeg_memory *arrays);
 
 /// Writes `row_count` rows from `rows`, `stride` bytes apart.
 imgtool_jpeg_status imgtool_jpeg_writer_write_rows(imgtool_jpeg_writer *writer, const uint8_t *rows, size_t stride,

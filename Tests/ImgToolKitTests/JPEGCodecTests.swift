@@ -424,6 +424,25 @@ struct JPEGCodecTests {
         #expect(onWhite.prefix(3).allSatisfy { $0 >= 250 }, "\(onWhite)")
     }
 
+    /// Every pixel count from 0 to 40, with one translucent pixel at each place (and none).
+    @Test func findsAnyTranslucentPixel() {
+        for count in 0...40 {
+            var pixels = [UInt8](repeating: 255, count: count * 4)
+            #expect(pixels.withUnsafeBytes { JPEGEncoder.isOpaque($0) })
+            for at in 0..<count {
+                pixels[at * 4 + 3] = 254
+                #expect(!pixels.withUnsafeBytes { JPEGEncoder.isOpaque($0) }, "\(count) pixels, translucent at \(at)")
+                pixels[at * 4 + 3] = 255
+                pixels[at * 4 + 2] = 0  // colour bytes do not matter
+                #expect(pixels.withUnsafeBytes { JPEGEncoder.isOpaque($0) })
+            }
+        }
+        // Past the 512-word blocks.
+        var large = [UInt8](repeating: 255, count: 5000 * 4)
+        large[4321 * 4 + 3] = 0
+        #expect(!large.withUnsafeBytes { JPEGEncoder.isOpaque($0) })
+    }
+
     @Test func writesProgressiveWhenAsked() async throws {
         var sink = ByteSink()
         try await JPEGCodec().write(
