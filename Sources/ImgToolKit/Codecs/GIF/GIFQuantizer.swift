@@ -139,29 +139,32 @@ enum GIFQuantizer {
     }
 
     /// The weighted mean, total error and widest axis of `order[start..<end]`.
+    ///
+    /// Accumulated in `Double`: the error is a difference of two large sums (of squares, and of
+    /// the mean times the sum), and with the weights of a hundred frames `Float` cancels to noise,
+    /// so boxes were split on the wrong axis or not at all.
     private static func measure(
         _ order: [Int], _ start: Int, _ end: Int, _ points: [OkLab], _ weights: [Float]
     ) -> (mean: OkLab, error: Float, axis: Int) {
-        var total: Float = 0
-        var sum = (Float(0), Float(0), Float(0))
-        var squares = (Float(0), Float(0), Float(0))
+        var total = 0.0
+        var sum = (0.0, 0.0, 0.0)
+        var squares = (0.0, 0.0, 0.0)
         for position in start..<end {
             let p = points[order[position]]
-            let w = weights[order[position]]
+            let w = Double(weights[order[position]])
+            let (l, a, b) = (Double(p.l), Double(p.a), Double(p.b))
             total += w
-            sum.0 += p.l * w
-            sum.1 += p.a * w
-            sum.2 += p.b * w
-            squares.0 += p.l * p.l * w
-            squares.1 += p.a * p.a * w
-            squares.2 += p.b * p.b * w
+            sum.0 += l * w
+            sum.1 += a * w
+            sum.2 += b * w
+            squares.0 += l * l * w
+            squares.1 += a * a * w
+            squares.2 += b * b * w
         }
-        let mean = OkLab(l: sum.0 / total, a: sum.1 / total, b: sum.2 / total)
-        let variance = [
-            squares.0 - sum.0 * mean.l, squares.1 - sum.1 * mean.a, squares.2 - sum.2 * mean.b,
-        ]
+        let mean = (sum.0 / total, sum.1 / total, sum.2 / total)
+        let variance = [squares.0 - sum.0 * mean.0, squares.1 - sum.1 * mean.1, squares.2 - sum.2 * mean.2]
         let axis = variance.indices.max { variance[$0] < variance[$1] } ?? 0
-        return (mean, max(variance.reduce(0, +), 0), axis)
+        return (OkLab(l: Float(mean.0), a: Float(mean.1), b: Float(mean.2)), Float(max(variance.reduce(0, +), 0)), axis)
     }
 
     private static func medianCut(_ points: [OkLab], _ weights: [Float], count: Int) -> [OkLab] {

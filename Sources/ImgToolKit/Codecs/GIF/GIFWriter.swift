@@ -115,10 +115,17 @@ struct GIFWriter {
             }
             var target = prepared
             if !analysis.fits[shownIndex] {
-                target =
-                    mapper?.map(
+                let colors = min(options.colors, 255)
+                if var own = mapper?.ownPalette(for: prepared, previousSource: pending?.prepared, colors: colors) {
+                    target = own.map(
                         prepared, width: info.width, height: info.height, previousSource: pending?.prepared,
-                        displayed: encoder.displayed, dither: options.dither) ?? prepared
+                        displayed: encoder.displayed, dither: options.dither)
+                } else {
+                    target =
+                        mapper?.map(
+                            prepared, width: info.width, height: info.height, previousSource: pending?.prepared,
+                            displayed: encoder.displayed, dither: options.dither) ?? prepared
+                }
             }
             pending = (prepared, target, delay)
             progress?(frame.index + 1)
