@@ -363,6 +363,29 @@ struct GIFWriterTests {
         #expect(try decode(written).frames.count == 3)
     }
 
+    @Test(arguments: [0, 2 * 40 * 30 * 4, 64 << 20])
+    func readingTheSourceAgainOrKeepingFramesWritesTheSameFile(keptBytes: Int) throws {
+        // Frames that fit, then frames that are quantized, then a repeat: whichever frames pass 1
+        // keeps, pass 2 writes the same bytes as when it reads every frame again.
+        let few = (0..<20).map { [UInt8($0 * 10), 40, 90, 255] }
+        let many = (0..<600).map { [UInt8($0 % 256), UInt8($0 / 3 % 256), 77, 255] }
+        let images = [
+            randomImage(40, 30, colors: few, seed: 11), randomImage(40, 30, colors: many, seed: 12),
+            randomImage(40, 30, colors: many, seed: 13), randomImage(40, 30, colors: few, seed: 14),
+            randomImage(40, 30, colors: few, seed: 14),
+        ]
+        let source = ArrayFrameSource(images: images, delaysMs: [100, 0, 50, 100, 100])
+        var everything = ByteSink()
+        var writer = GIFWriter(options: ImageWriteOptions())
+        writer.keptBytes = 0
+        try writer.write(source, into: &everything, progress: nil)
+        var kept = ByteSink()
+        writer.keptBytes = keptBytes
+        try writer.write(source, into: &kept, progress: nil)
+        #expect(kept.bytes == everything.bytes)
+        #expect(try decode(kept.bytes).frames.count == 3)
+    }
+
     @Test func largeNoiseRoundTripsThroughTableResets() async throws {
         let colors = (0..<256).map { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2), 255] }
         let image = randomImage(300, 200, colors: colors, seed: 9)

@@ -1,7 +1,8 @@
 /// Writes any ``FrameSource`` as a GIF, streaming, exactly whenever the frames allow it.
 ///
-/// Two passes over the source, each through its own ``FrameReader``, so memory stays at a few
-/// canvases whatever the frame count:
+/// Two passes over the source, so memory stays bounded whatever the frame count; pass 1 keeps
+/// its last frames up to ``keptBytes`` and pass 2 reads the source again only for the frames
+/// before them (an animation that fits is decoded once):
 /// 1. Every frame shown is flattened or thresholded to one-bit alpha and its colours counted
 ///    (all of them, or, after a frame written exactly, those of the pixels it changes).
 ///    When every frame fits in ``ImageWriteOptions/colors`` (the transparent index aside), the
@@ -9,7 +10,8 @@
 ///    local table for each frame whose colours are not in the global one. Frames that do not
 ///    fit feed a weighted histogram (changed pixels, weighted by time on screen), from which
 ///    ``GIFQuantizer`` builds one global palette.
-/// 2. Frames are mapped (``GIFPaletteMapper``, only those that do not fit) and encoded by
+/// 2. Frames are mapped (only those that do not fit: onto the global palette, or onto one of
+///    their own where that pays, ``GIFPaletteMapper/ownPalette(for:previousSource:colors:)``) and encoded by
 ///    ``GIFFrameEncoder`` as the rectangles that change, one frame behind the source so that
 ///    each frame knows whether the next one needs pixels cleared.
 ///
@@ -30,7 +32,17 @@ struct GIFWriter {
         var firstColors: [UInt32] = []
         var hasTransparency = false
         var histogram: GIFHistogram?
+        /// The last frames shown, prepared, as many as fit in ``GIFWriter/keptBytes``: pass 2 takes them
+        /// from here rather than from the source.
+        var kept: [(index: Int, delay: Int, pixels: [UInt32])] = []
+        var keptBytes = 0
     }
+
+    /// The most bytes of prepared frames pass 1 keeps for pass 2 (64 MiB by default): an
+    /// animation up to this size (100 frames of 480x270 take 52 MB) is decoded, and resized or
+    /// composited, once; a larger one has only its last frames kept, and memory stays bounded
+    /// whatever the frame count.
+    var keptBytes = 64 << 20
 
     /// Writes `source` into `sink`.
     /// - Throws: ``ImgToolError``: `invalidArgument` for options out of range or a canvas larger
@@ -58,7 +70,7 @@ struct GIFWriter {
         let shown = delays.compactMap { $0 }.count
 
         // Pass 1: colours.
-        let analysis = try analyze(source, delays: delays)
+        var analysis = try analyze(source, delays: delays)
 
         // The global table.
         var global: [UInt32]
@@ -96,18 +108,15 @@ struct GIFWriter {
         var pending: (prepared: [UInt32], target: [UInt32], delay: Int)?
         var shownIndex = 0
         var output: [UInt8] = []
-        let reader = try source.makeFrameReader(depth: .eight)
-        while let frame = try reader.nextFrame() {
-            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
-            guard delays.indices.contains(frame.index), let delay = delays[frame.index] else { continue }
-            let prepared = prepare(frame.image)
+        /// Takes the next shown frame, and writes the one before it.
+        func add(_ prepared: [UInt32], index: Int, delay: Int) throws(ImgToolError) {
             defer { shownIndex += 1 }
             if var held = pending {
                 if !isGIF && held.prepared == prepared {
                     held.delay += delay
                     pending = held
-                    progress?(frame.index + 1)
-                    continue
+                    progress?(index + 1)
+                    return
                 }
                 output.removeAll(keepingCapacity: true)
                 encoder.encode(target: held.target, delayCentiseconds: held.delay, next: prepared, into: &output)
@@ -128,7 +137,27 @@ struct GIFWriter {
                 }
             }
             pending = (prepared, target, delay)
-            progress?(frame.index + 1)
+            progress?(index + 1)
+        }
+        // The frames before those pass 1 kept are read again; the kept ones are taken as they are.
+        var kept = analysis.kept
+        analysis.kept = []
+        let firstKept = kept.first?.index ?? Int.max
+        if firstKept > 0 {
+            let reader = try source.makeFrameReader(depth: .eight)
+            var next = 0
+            while next < firstKept, let frame = try reader.nextFrame() {
+                next = frame.index + 1
+                if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
+                guard delays.indices.contains(frame.index), let delay = delays[frame.index] else { continue }
+                try add(prepare(frame.image), index: frame.index, delay: delay)
+            }
+        }
+        for position in kept.indices {
+            let frame = kept[position]
+            kept[position].pixels = []
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
+            try add(frame.pixels, index: frame.index, delay: frame.delay)
         }
         if let held = pending {
             output.removeAll(keepingCapacity: true)
@@ -196,6 +225,14 @@ struct GIFWriter {
                 analysis.histogram = histogram
             }
             previous = pixels
+            analysis.kept.append((frame.index, delay, pixels))
+            analysis.keptBytes += pixels.count * 4
+            var dropped = 0
+            while analysis.keptBytes > keptBytes, dropped < analysis.kept.count {
+                analysis.keptBytes -= analysis.kept[dropped].pixels.count * 4
+                dropped += 1
+            }
+            if dropped > 0 { analysis.kept.removeFirst(dropped) }
         }
         return analysis
     }
