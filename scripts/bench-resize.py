@@ -4,6 +4,8 @@ and gifsicle, whole process, on the same inputs in one run.
 
 Cases:
 - a 4096x4096 PNG (made here, deterministic) to 512 wide;
+- the same picture as a quality-90 4:2:0 JPEG to 512 wide (PNG out, so the score is the resize's:
+  imgtool and vipsthumbnail decode at a reduced DCT scale, Pillow's thumbnail uses draft mode);
 - big.gif (1920x1080, 100 frames; scripts/make-anim-images.py) to 480 wide;
 - small.png (APNG, 480x270, 200 frames) to 50%.
 
@@ -156,8 +158,12 @@ else:
 
 big_png = os.path.join(work, "big4096.png")
 make_big_png(big_png)
+big_jpg = os.path.join(work, "big4096.jpg")
+if not os.path.exists(big_jpg):
+    Image.open(big_png).convert("RGB").save(big_jpg, quality=90, subsampling=2)
 cases = [
     ("4096x4096 PNG to 512 wide", big_png, 512, 512, ".png"),
+    ("4096x4096 JPEG to 512 wide", big_jpg, 512, 512, ".png"),
     ("big.gif (1920x1080, 100 frames) to 480 wide", os.path.join(data, "big.gif"), 480, 270, ".gif"),
     ("small.png APNG (480x270, 200 frames) to 50%", os.path.join(data, "small.png"), 240, 135, ".png"),
 ]

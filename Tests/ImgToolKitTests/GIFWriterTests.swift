@@ -295,7 +295,12 @@ struct GIFWriterTests {
 
     /// Whether each image of a GIF carries a local colour table, in file order.
     private func localTables(_ gif: [UInt8]) -> [Bool] {
-        var tables: [Bool] = []
+        localTableColors(gif).map { $0 != nil }
+    }
+
+    /// Each image's local colour table as RGB triples (with its padding entries), or `nil`.
+    private func localTableColors(_ gif: [UInt8]) -> [[[UInt8]]?] {
+        var tables: [[[UInt8]]?] = []
         var position = 13
         if gif[10] & 0x80 != 0 { position += 3 << (Int(gif[10] & 7) + 1) }
         func skipSubBlocks() {
@@ -309,9 +314,14 @@ struct GIFWriterTests {
                 skipSubBlocks()
             case 0x2C:
                 let packed = gif[position + 9]
-                tables.append(packed & 0x80 != 0)
                 position += 10
-                if packed & 0x80 != 0 { position += 3 << (Int(packed & 7) + 1) }
+                if packed & 0x80 != 0 {
+                    let entries = 2 << Int(packed & 7)
+                    tables.append((0..<entries).map { Array(gif[position + $0 * 3..<position + $0 * 3 + 3]) })
+                    position += entries * 3
+                } else {
+                    tables.append(nil)
+                }
                 position += 1
                 skipSubBlocks()
             default:
@@ -349,6 +359,41 @@ struct GIFWriterTests {
             // is mapped to the shared palette.
             #expect(error < (ownTable ? 1.0 : 2.5))
         }
+    }
+
+    @Test func aFrameWithAPaletteOfItsOwnIsMappedWhole() async throws {
+        // Reds, then a frame whose left quarter is the same reds and the rest blues, then reds:
+        // the middle frame gets a table of its own. Pixels kept from the shared palette beside
+        // pixels mapped onto the frame's own quantize one colour two ways (seams a viewer
+        // sees), so every pixel it shows is a colour of its own table, unchanged ones included.
+        let reds: [[UInt8]] = (0..<400).map { (index: Int) -> [UInt8] in
+            [UInt8((16 + index % 16) * 8 + 4), UInt8(index / 16 * 8 + 4), 30, 255]
+        }
+        let blues: [[UInt8]] = (0..<400).map { (index: Int) -> [UInt8] in
+            [20, UInt8(index / 16 * 8 + 4), UInt8((16 + index % 16) * 8 + 4), 255]
+        }
+        let (width, height) = (64, 48)
+        let first = randomImage(width, height, colors: reds, seed: 7)
+        guard case .rgba8(let left) = first.samples,
+            case .rgba8(var mixed) = randomImage(width, height, colors: blues, seed: 8).samples
+        else { return }
+        for y in 0..<height {
+            let row = y * width * 4
+            mixed.replaceSubrange(row..<row + width, with: left[row..<row + width])
+        }
+        let images = [
+            first, PixelBuffer(width: width, height: height, rgba8: mixed),
+            randomImage(width, height, colors: reds, seed: 9),
+        ]
+        let written = try await writeGIF(
+            ArrayFrameSource(images: images, delaysMs: [100, 100, 100]), ImageWriteOptions(dither: .none))
+        let tables = localTableColors(written)
+        let own = try #require(tables.count == 3 ? tables[1] : nil)
+        let decoded = try decode(written)
+        guard case .rgba8(let shown) = decoded.frames[1].samples else { return }
+        let table = Set(own)
+        let foreign = stride(from: 0, to: shown.count, by: 4).filter { !table.contains(Array(shown[$0..<$0 + 3])) }
+        #expect(foreign.count == 0, "pixels of frame 1 show colours from outside its own table")
     }
 
     @Test func aSharedPaletteStaysWhereOwnPalettesDoNotPay() async throws {

@@ -11,9 +11,10 @@
 /// - `diffusion`: Floyd-Steinberg error diffusion, finest for stills.
 /// - `none`: the nearest colour.
 ///
-/// Then, for animations, a pixel keeps what the canvas already shows when its source pixel did
-/// not change, or when the colour shown is at least as close to the source as the new one, so
-/// static areas stay the transparent index in the written frame.
+/// Then, for animations mapped onto the shared palette, a pixel keeps what the canvas already
+/// shows when its source pixel did not change, or when the colour shown is at least as close to
+/// the source as the new one, so static areas stay the transparent index in the written frame.
+/// A frame with a palette of its own is mapped whole (``ownPalette(for:previousSource:colors:)``).
 struct GIFPaletteMapper {
     let palette: [UInt32]
     private let lab: [OkLab]
@@ -87,6 +88,15 @@ struct GIFPaletteMapper {
     /// a shared palette keeps stable), and a palette built from a sample of the pixels it
     /// changes halves the squared error of this palette on that sample. Otherwise `nil`.
     ///
+    /// The palette is built from every pixel of the frame, and the frame is then mapped whole
+    /// (``map(_:width:height:previousSource:displayed:dither:)`` with no `displayed`): pixels
+    /// kept from frames mapped onto other palettes quantize the same flat colour differently
+    /// from their new neighbours, and those seams are what a viewer sees. On big.gif resized to
+    /// 480 wide (`scripts/bench resize`), a palette from the changed pixels with the rest kept
+    /// scored butteraugli 10.0 on the worst sampled frame; the frame's own palette mapped whole,
+    /// 2.8 (vips with libimagequant: 3.6), for 17% more bytes. Pixels that come out as the canvas
+    /// already shows them are still written as the transparent index by the encoder.
+    ///
     /// The test separates the cases it is for: frames whose colours wander away from what the
     /// animation shares (an animation resized from a GIF with a palette per frame: the shared
     /// palette's error is 3 to 9 times a frame's own) from ones where a palette of its own only
@@ -126,7 +136,7 @@ struct GIFPaletteMapper {
         guard estimate.squaredError(of: judged) * 2 <= squaredError(of: judged) else { return nil }
 
         var histogram = GIFHistogram()
-        for position in 0..<source.count where source[position] != 0 && previousSource?[position] != source[position] {
+        for position in 0..<source.count where source[position] != 0 {
             histogram.add(source[position], weight: 1)
         }
         return GIFPaletteMapper(palette: GIFQuantizer.palette(from: histogram, count: colors))
@@ -145,14 +155,19 @@ struct GIFPaletteMapper {
     /// Maps `source` (packed pixels, transparent 0) onto the palette.
     /// - Parameters:
     ///   - previousSource: the source frame shown before, or `nil` for the first.
-    ///   - displayed: what the decoder shows before this frame.
+    ///   - displayed: what the decoder shows before this frame, or `nil` to map every pixel
+    ///     (nothing kept).
     /// - Returns: the canvas to write: palette colours, transparent pixels, and pixels kept
     ///   from `displayed`.
     mutating func map(
-        _ source: [UInt32], width: Int, height: Int, previousSource: [UInt32]?, displayed: [UInt32],
+        _ source: [UInt32], width: Int, height: Int, previousSource: [UInt32]?, displayed: [UInt32]?,
         dither: ImageWriteOptions.Dither
     ) -> [UInt32] {
         var target = [UInt32](repeating: 0, count: source.count)
+        guard let displayed else {
+            mapWhole(source, width: width, height: height, dither: dither, into: &target)
+            return target
+        }
         switch dither {
         case .none, .ordered:
             mapOrdered(
@@ -179,6 +194,20 @@ struct GIFPaletteMapper {
             }
         }
         return target
+    }
+
+    /// Maps every pixel of `source`, keeping nothing from the canvas.
+    private mutating func mapWhole(
+        _ source: [UInt32], width: Int, height: Int, dither: ImageWriteOptions.Dither, into target: inout [UInt32]
+    ) {
+        switch dither {
+        case .none, .ordered:
+            mapOrdered(
+                source, width: width, height: height, previousSource: nil,
+                displayed: [UInt32](repeating: 0, count: source.count), dithered: dither == .ordered, into: &target)
+        case .diffusion:
+            mapDiffused(source, width: width, height: height, into: &target)
+        }
     }
 
     /// Ordered dither offsets in sRGB levels: 9 strengths (0/8 ... 8/8 of half the ``spread``)

@@ -10,8 +10,8 @@
 ///    local table for each frame whose colours are not in the global one. Frames that do not
 ///    fit feed a weighted histogram (changed pixels, weighted by time on screen), from which
 ///    ``GIFQuantizer`` builds one global palette.
-/// 2. Frames are mapped (only those that do not fit: onto the global palette, or onto one of
-///    their own where that pays, ``GIFPaletteMapper/ownPalette(for:previousSource:colors:)``) and encoded by
+/// 2. Frames are mapped (only those that do not fit: onto the global palette, or, whole, onto one
+///    of their own where that pays, ``GIFPaletteMapper/ownPalette(for:previousSource:colors:)``) and encoded by
 ///    ``GIFFrameEncoder`` as the rectangles that change, one frame behind the source so that
 ///    each frame knows whether the next one needs pixels cleared.
 ///
@@ -127,8 +127,8 @@ struct GIFWriter {
                 let colors = min(options.colors, 255)
                 if var own = mapper?.ownPalette(for: prepared, previousSource: pending?.prepared, colors: colors) {
                     target = own.map(
-                        prepared, width: info.width, height: info.height, previousSource: pending?.prepared,
-                        displayed: encoder.displayed, dither: options.dither)
+                        prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
+                        dither: options.dither)
                 } else {
                     target =
                         mapper?.map(
