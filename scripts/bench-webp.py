@@ -8,7 +8,7 @@ WebPAnimDecoder loop in C (Benchmarks/webp-loop, one core), libvips (`n=-1`) and
 frame hashes are checked against Pillow's (both composite with libwebp's rules).
 
 Writing: the benchmark GIFs converted to animated WebP, lossless and at quality 75: `imgtool
-convert`, gif2webp, img2webp (from PNG frames exploded beforehand, not timed),
+convert` (libwebp method 4, as cwebp and gif2webp; and `--level 0`, method 0, Pillow's default), gif2webp, img2webp (from PNG frames exploded beforehand, not timed),
 ffmpeg's libwebp_anim encoder and Pillow. Prints each output's size, and whether it decodes
 (with Pillow) to the GIF's frames: "exact", or the largest sample difference.
 Wall times on a shared machine vary with its load, so each row also gives the CPU time (user +
@@ -162,6 +162,10 @@ for gif, frames in [("small.gif", 200), ("big.gif", 100)] if args.only != "decod
             ("Pillow (its default, method 0)", [py, "-c", PILLOW_SAVE.format("lossless=True" if lossless
                                                                              else "quality=75"), source,
                                                 out("pillow-m0")]),
+            # The same effort as Pillow's default: libwebp method 0.
+            ("imgtool convert --level 0", [imgtool, "convert", "--force", "--level", "0",
+                                           "--lossless" if lossless else "--no-lossless", "--quality", "75",
+                                           source, out("imgtool-m0")]),
         ]
         rows, base = [], None
         for label, cmd in tools:  # the output path is each command's last argument

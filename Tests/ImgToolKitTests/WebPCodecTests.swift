@@ -440,6 +440,25 @@ struct WebPCodecTests {
         #expect(!WebPWriter.isLossless(jpeg))
     }
 
+    @Test("the compression level is libwebp's method: 0 to 6, 7-9 as 6; lossless at any level stays exact")
+    func compressionLevel() async throws {
+        var random = WebPTestRandom(state: 44)
+        let picture = random.picture(width: 40, height: 30, alpha: true)
+        let still = WebPTestSource(images: [picture], delays: [.zero])
+        func write(level: Int?, lossless: Bool) async throws -> [UInt8] {
+            try await Self.write(still, options: ImageWriteOptions(compressionLevel: level, lossless: lossless))
+        }
+        for level in [0, 6, 9] {
+            let (_, frames) = try Self.decode(try await write(level: level, lossless: true))
+            #expect(frames[0].image == picture, "lossless at level \(level)")
+        }
+        #expect(try await write(level: 9, lossless: true) == write(level: 6, lossless: true))
+        #expect(try await write(level: 9, lossless: false) == write(level: 6, lossless: false))
+        #expect(try await write(level: 0, lossless: false) != write(level: nil, lossless: false))
+        #expect(try await write(level: 4, lossless: false) == write(level: nil, lossless: false))
+        await #expect(throws: ImgToolError.self) { _ = try await write(level: -1, lossless: false) }
+    }
+
     @Test("a still written losslessly keeps every pixel, transparent ones' colour included")
     func losslessStill() async throws {
         var random = WebPTestRandom(state: 8)

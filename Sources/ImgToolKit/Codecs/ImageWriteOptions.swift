@@ -8,7 +8,9 @@ public struct ImageWriteOptions: Sendable, Hashable {
     public var plays: Int?
     /// Sample depth (PNG). `nil` (the default): the source's.
     public var depth: SampleDepth?
-    /// zlib compression level 0-9 (PNG). `nil` (the default): chosen per frame.
+    /// Compression effort: the zlib level 0-9 (PNG; `nil`, the default, chooses per frame), or
+    /// libwebp's method 0-6 (WebP: 0 is the fastest and largest, 7-9 mean 6; `nil` is 4, as
+    /// `cwebp`).
     public var compressionLevel: Int?
     /// Lossy quality 1-100 (JPEG, lossy WebP). `nil` (the default): the format's own default.
     public var quality: Int?

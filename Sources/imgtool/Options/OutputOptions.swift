@@ -17,7 +17,10 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Sample depth written (PNG): 8, or 16 to keep 16-bit samples. (default: as the input)")
     var depth: Int?
 
-    @Option(help: "zlib compression level (PNG), 0-9. (default: chosen per frame)")
+    @Option(
+        help:
+            "Compression effort: zlib level for PNG, 0-9 (default: chosen per frame); libwebp method for WebP, 0-6, 7-9 meaning 6 (default: 4; 0 is fastest)."
+    )
     var level: Int?
 
     @Option(help: "Lossy quality, 1-100 (JPEG, WebP). (default: the format's own)")

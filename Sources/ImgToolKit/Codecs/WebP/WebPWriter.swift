@@ -23,6 +23,9 @@ struct WebPWriter {
     let lossless: Bool
     /// libwebp's quality factor, 0-100: image quality for lossy output, effort for lossless.
     let quality: Int
+    /// libwebp's method, 0-6: how hard the encoder searches (0 fastest, 6 smallest); a
+    /// compression level of 7-9 (the scale PNG's zlib levels use) asks for 6.
+    let method: Int
     /// How many times an animation plays, 0 forever; `nil`: as the source says.
     let plays: Int?
     /// A colour to flatten every frame onto first, or `nil` to keep alpha.
@@ -35,6 +38,7 @@ struct WebPWriter {
     init(options: ImageWriteOptions, source info: ImageInfo) {
         lossless = options.lossless ?? Self.isLossless(info)
         quality = options.quality ?? 75
+        method = options.compressionLevel.map { min($0, 6) } ?? 4
         plays = options.plays
         background = options.background
     }
@@ -65,6 +69,9 @@ struct WebPWriter {
         let info = source.info
         guard (0...100).contains(quality) else {
             throw ImgToolError(.invalidArgument, "WebP quality \(quality) is out of range: 0...100")
+        }
+        guard method >= 0 else {
+            throw ImgToolError(.invalidArgument, "WebP compression level \(method) is out of range: 0...9")
         }
         let plays = self.plays ?? info.plays
         guard (0...0xFFFF).contains(plays) else {
@@ -211,7 +218,8 @@ struct WebPWriter {
         return flat
     }
 
-    /// libwebp's configuration: its defaults (method 4, as `cwebp`), with our quality and mode.
+    /// libwebp's configuration: its defaults, with our quality, method (4 unless asked, as
+    /// `cwebp`) and mode.
     private func makeConfig() throws(ImgToolError) -> WebPConfig {
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else {
@@ -220,6 +228,7 @@ struct WebPWriter {
         config.lossless = lossless ? 1 : 0
         config.exact = lossless ? 1 : 0
         config.quality = Float(quality)
+        config.method = Int32(method)
         config.thread_level = 1
         guard WebPValidateConfig(&config) != 0 else {
             throw ImgToolError(.invalidArgument, "libwebp refused the settings (quality \(quality))")
