@@ -8,13 +8,14 @@ internal import CLibJPEG
 /// percent smaller). Output is JFIF, YCbCr, without EXIF: the pixels are written upright, so no
 /// orientation tag is needed.
 ///
-/// A baseline image of ``splitThreshold`` pixels or more is encoded as two horizontal parts, on
-/// two threads when there are two processors: each part by its own libjpeg compressor, with a
-/// restart marker after every row of MCUs (8 or 16 rows of pixels) so that the parts join at one,
-/// and Huffman tables built from the symbols of both (see `imgtool_jpeg_split_create` in the
-/// CLibJPEG shim). The pixels decode exactly as those of a one-piece encode; the file is larger
-/// by about the restart markers (2.5 bytes an MCU row: 1.3 KB, 0.06 %, for a 4096x4096 photo), and
-/// the same whatever the number of processors.
+/// A baseline image of 512x512 pixels or more is encoded as two horizontal parts, on two threads
+/// when there are two processors: each part by its own libjpeg compressor, with a restart marker
+/// after every row of MCUs (8 or 16 rows of pixels) so that the parts join at one, and Huffman
+/// tables built from the symbols of both (see `imgtool_jpeg_split_create` in the CLibJPEG shim).
+/// The file is the one libjpeg writes in one piece with that restart interval, byte for byte, and
+/// the same whatever the number of processors; its pixels are those of a file without restart
+/// markers, which is smaller by the markers alone (about 2.5 bytes an MCU row: 1.2 KB, 0.06 %, for
+/// a 4096x4096 photo).
 public struct JPEGEncoder: Sendable {
     /// The quality used when none is given: 85.
     ///
