@@ -282,7 +282,8 @@ static inline void reader_fill(bit_reader *reader) {
 // Reads the next symbol of `table` (a DC table, or AC with `ac`) and the extra bits after it:
 // returns the symbol, or -1 for a code the table does not have, and sets `*extra` to the extra
 // bits and `*size` to their count. Needs 32 bits buffered.
-static inline int read_symbol(bit_reader *reader, const decode_table *table, int ac, uint32_t *extra, int *size) {
+static inline __attribute__((always_inline)) int read_symbol(bit_reader *reader, const decode_table *table, int ac,
+                                                              uint32_t *extra, int *size) {
     uint32_t entry = table->fast[reader->bits >> (64 - LOOKUP_BITS)];
     int symbol = entry & 0xFF;
     int total = (entry >> 16) & 31;
@@ -339,7 +340,7 @@ static inline void writer_byte(bit_writer *writer, uint8_t byte) {
 }
 
 // Appends the low `size` bits of `value` (at most 32 bits buffered plus 27 new).
-static inline void writer_put(bit_writer *writer, uint32_t value, int size) {
+static inline __attribute__((always_inline)) void writer_put(bit_writer *writer, uint32_t value, int size) {
     writer->bits = (writer->bits << size) | value;
     writer->count += size;
     if (writer->count < 32) return;
