@@ -182,6 +182,79 @@ void imgtool_jpeg_writer_destroy(imgtool_jpeg_writer *writer);
 /// libjpeg-turbo's version as compiled against, e.g. 2001005 for 2.1.5 (0 when not known).
 long imgtool_jpeg_version(void);
 
+// MARK: - Split encoding (jpeg_split.c)
+//
+// A baseline JPEG encoded as horizontal parts, each by its own libjpeg compressor on whatever
+// thread the caller likes, then joined into one file with Huffman tables optimized for the whole
+// image. Each part is compressed with libjpeg's standard Huffman tables and a restart marker
+// after every MCU row (DRI = MCUs per row), so that each part is a whole number of restart
+// intervals and nothing carries over from one part to the next. The shim then decodes each
+// part's entropy-coded data (no DCT: only the Huffman symbols and their extra bits) to count
+// every table's symbols, sums the counts of all parts, builds optimal tables from them
+// (libjpeg's jpeg_gen_optimal_table, as optimize_coding does), and re-codes each part's symbols
+// with those tables, keeping every extra bit. The file is the first part's markers (the frame's
+// height made the whole image's, the tables replaced) and every part's data, restart markers
+// numbered on across the joins. The coefficients, and so the decoded pixels, are exactly those
+// of one libjpeg encode of the whole image with the same settings: colour conversion,
+// downsampling (2x2 box, no smoothing) and the DCT see only the rows of one MCU row at a time.
+//
+// The functions of one part may run on one thread while those of another part run on another;
+// imgtool_jpeg_split_join runs alone, after every part is finished. The order for each part is
+// begin_part, write_rows (all its rows), finish_part; then join; then transcode_part and output
+// for each part. Nothing here calls back into the caller, and every libjpeg call has its own
+// setjmp, as in the rest of the shim.
+
+typedef struct imgtool_jpeg_split imgtool_jpeg_split;
+
+/// Most parts a split encode has.
+enum { IMGTOOL_JPEG_MAX_PARTS = 16 };
+
+/// Creates a split encode of `part_count` parts (1 to IMGTOOL_JPEG_MAX_PARTS). With
+/// `keep_symbols`, each part keeps the symbols it decodes while counting (4 bytes each, at most 16
+/// a block), so that re-coding need not decode them again; a part with more, or with
+/// `keep_symbols` 0, is decoded again. The bytes written are the same either way. NULL when out
+/// of memory or `part_count` is out of range.
+imgtool_jpeg_split *imgtool_jpeg_split_create(int part_count, int keep_symbols);
+
+/// Starts part `part`: rows `first_row ..< first_row + row_count` of the image `params`
+/// describes (the whole image's size). The parameters must be the same for every part and ask
+/// for a baseline Huffman file: `progressive`, `arithmetic` and `restart_interval` 0 (`optimize`
+/// is ignored: the tables are always optimized). `first_row` must be a multiple of the MCU
+/// height (8, or 16 with `subsample`), and the rows must lie within the image.
+imgtool_jpeg_status imgtool_jpeg_split_begin_part(imgtool_jpeg_split *split, int part,
+                                                  const imgtool_jpeg_write_params *params, uint32_t first_row,
+                                                  uint32_t row_count);
+
+/// Compresses the next `row_count` rows of part `part` from `rows`, `stride` bytes apart (8-bit
+/// RGBX, as `imgtool_jpeg_writer_write_rows`).
+imgtool_jpeg_status imgtool_jpeg_split_write_rows(imgtool_jpeg_split *split, int part, const uint8_t *rows,
+                                                  size_t stride, uint32_t row_count);
+
+/// Ends part `part` once all its rows are written (`jpeg_finish_compress`), then decodes its
+/// entropy-coded data and counts the Huffman symbols of each table.
+imgtool_jpeg_status imgtool_jpeg_split_finish_part(imgtool_jpeg_split *split, int part);
+
+/// Once every part is finished: checks that the parts cover the image, top to bottom, with the
+/// same settings, builds the Huffman tables optimal for their summed counts, and the file's
+/// markers.
+imgtool_jpeg_status imgtool_jpeg_split_join(imgtool_jpeg_split *split);
+
+/// Re-codes part `part`'s symbols with the joined tables, after `imgtool_jpeg_split_join`; frees
+/// the part's compressor and first encoding.
+imgtool_jpeg_status imgtool_jpeg_split_transcode_part(imgtool_jpeg_split *split, int part);
+
+/// Part `part`'s share of the file, once transcoded: the first part's starts with the markers
+/// (SOI to SOS), each part but the last ends with a restart marker, the last with EOI. The file
+/// is the parts' bytes in order. Valid until the split is destroyed; NULL and 0 before.
+const uint8_t *imgtool_jpeg_split_output(const imgtool_jpeg_split *split, int part, size_t *length);
+
+/// The message of part `part`'s last failure, or of the join's when `part` is out of range
+/// (e.g. -1); "" when there was none.
+const char *imgtool_jpeg_split_message(const imgtool_jpeg_split *split, int part);
+
+/// Frees the split and all its parts. NULL is allowed.
+void imgtool_jpeg_split_destroy(imgtool_jpeg_split *split);
+
 #ifdef __cplusplus
 }
 #endif

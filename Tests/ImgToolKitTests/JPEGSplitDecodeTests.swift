@@ -38,16 +38,20 @@ struct JPEGSplitDecodeTests {
     }
 
     // 1024x1024 is the smallest image that is split; 1100x1003 has partial MCUs at both edges.
+    // Restart interval 0: a file in one piece without restart markers; -1: as JPEGEncoder writes
+    // an image this large, in two parts with a restart marker every MCU row.
     static let layouts: [(width: Int, height: Int, quality: Int, restart: Int)] = [
         (1024, 1024, 95, 0),  // 4:4:4
         (1100, 1003, 70, 0),  // 4:2:0
         (1100, 1003, 70, 5),  // 4:2:0 with restart markers
+        (1100, 1003, 85, -1),  // 4:4:4 written in two parts
     ]
 
     @Test(arguments: layouts)
     func splitDecodeEqualsOnePiece(layout: (width: Int, height: Int, quality: Int, restart: Int)) throws {
         var encoder = JPEGEncoder(quality: layout.quality)
-        encoder.restartInterval = layout.restart
+        encoder.restartInterval = max(layout.restart, 0)
+        encoder.splitPolicy = layout.restart < 0 ? .always : .never
         let bytes = try encoder.encode(Self.photo(width: layout.width, height: layout.height))
         let header = try JPEGDecoder(limits: .default).header(of: bytes)
         let size = PixelSize(width: layout.width, height: layout.height)
@@ -84,7 +88,14 @@ struct JPEGSplitDecodeTests {
     /// Data cut in the second part, and scan bytes damaged in either part: the split decode gives
     /// up and decodes in one piece, so the error or the warnings and pixels are the same.
     @Test func damagedDataGivesTheSameOutcome() throws {
-        let bytes = try JPEGEncoder(quality: 90).encode(Self.photo(width: 1024, height: 1024))
+        var onePiece = JPEGEncoder(quality: 90)
+        onePiece.splitPolicy = .never
+        try damageGivesTheSameOutcome(try onePiece.encode(Self.photo(width: 1024, height: 1024)))
+        // As imgtool writes it: a restart marker every MCU row.
+        try damageGivesTheSameOutcome(try JPEGEncoder(quality: 90).encode(Self.photo(width: 1024, height: 1024)))
+    }
+
+    func damageGivesTheSameOutcome(_ bytes: [UInt8]) throws {
         for cut in [bytes.count * 9 / 10, bytes.count - 2] {
             let part = Array(bytes.prefix(cut))
             var single = JPEGDecoder(limits: .default)
