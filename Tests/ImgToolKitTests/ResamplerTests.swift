@@ -371,6 +371,48 @@ struct ResamplerTests {
 
 @Suite("Resized animations", .timeLimit(.minutes(5)))
 struct ResizedFrameSourceTests {
+    @Test("A base that fails hands out the frames before the failure, then its error on every call")
+    func baseFailure() throws {
+        for failAt in [0, 1, 2, 4] {
+            let source = FakeFrameSource(delaysMs: [10, 10, 10, 10, 10], format: .gif, failAt: failAt)
+            let reader = try ResizedFrameSource(source, spec: ResizeSpec(width: "50%")).makeFrameReader(depth: nil)
+            var levels: [UInt8] = []
+            var failures = 0
+            for _ in 0..<8 {
+                do {
+                    guard let frame = try reader.nextFrame() else { break }
+                    levels.append(frame.image.pixel8(x: 1, y: 0)[0])
+                } catch {
+                    #expect(error.code == .corrupt)
+                    failures += 1
+                }
+            }
+            // Frame i is grey level i, resized in order, however far ahead the reader works.
+            #expect(levels == (0..<failAt).map { UInt8($0) }, "fail at \(failAt)")
+            #expect(failures == 8 - failAt, "fail at \(failAt): the error again on every later call")
+        }
+    }
+
+    @Test("Frames are the base's, resized in order; a reader dropped early releases the base's")
+    func readsAheadInOrder() async throws {
+        let source = FakeFrameSource(delaysMs: Array(repeating: 10, count: 12), format: .gif)
+        let resized = try ResizedFrameSource(source, spec: ResizeSpec(width: "50%"))
+        do {
+            let reader = try resized.makeFrameReader(depth: nil)
+            var levels: [UInt8] = []
+            while let frame = try reader.nextFrame() { levels.append(frame.image.pixel8(x: 1, y: 0)[0]) }
+            #expect(levels == (0..<12).map { UInt8($0) })
+            #expect(try reader.nextFrame() == nil)
+        }
+        #expect(try await waitUntil { source.recorder.snapshot.readersAlive == 0 })
+        // A reader dropped after one frame releases the base reader (and the frame it had
+        // composited ahead).
+        var early: (any FrameReader)? = try resized.makeFrameReader(depth: nil)
+        #expect(try early?.nextFrame()?.index == 0)
+        early = nil
+        #expect(try await waitUntil(timeout: .seconds(60)) { source.recorder.snapshot.readersAlive == 0 })
+    }
+
     @Test("Frames, delays and plays are kept; regions are the whole new canvas")
     func keepsTiming() async throws {
         let source = FakeFrameSource(delaysMs: [30, 70, 120, 10], format: .gif, plays: 3)

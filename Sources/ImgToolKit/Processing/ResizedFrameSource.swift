@@ -108,7 +108,12 @@ final class ResizedFrameReader: FrameReader {
         if let upcoming {
             current = try upcoming.get()
         } else {
-            current = try base.nextFrame()
+            do {
+                current = try base.nextFrame()
+            } catch {
+                upcoming = .failure(error)  // every later call throws it too
+                throw error
+            }
         }
         guard let frame = current else {
             upcoming = .success(nil)

@@ -78,15 +78,18 @@ struct ResizeCommand: BatchableCommand {
         try target.check(against: parsed)
         var source = try await reading.open(parsed[0], in: context)
         for warning in source.info.warnings { context.note("warning: \(input): \(warning)") }
-        // The size is resolved against the image as displayed, then the input is decoded at the
-        // smallest size its codec can give cheaply that is still no smaller (JPEG's DCT scaling).
+        // The size is resolved against the image as displayed. A thumbnail (`--size N`) is then
+        // decoded at the smallest size its codec gives cheaply (JPEG's DCT scaling) that still
+        // leaves twice the output for the filter, as vipsthumbnail does: a 4096x4096 JPEG to 512
+        // loads at 1/4, 69 ms and butteraugli 1.33 from an exact Lanczos3 (loaded at 1/8, straight
+        // to 512: 90 ms, 3.65). Any other resize decodes at full size: DCT scaling departs from
+        // the exact filter whatever the margin left (1/2 scale, then 4x: 0.59; full size: 0.13).
         let displayed = PixelSize(width: source.info.width, height: source.info.height)
         let geometry = try spec.resolve(against: displayed, limits: reading.limits)
-        if !source.data.isEmpty, geometry.scaledSize.width < displayed.width,
-            geometry.scaledSize.height < displayed.height
-        {
+        let loaded = PixelSize(width: geometry.scaledSize.width * 2, height: geometry.scaledSize.height * 2)
+        if spec.isThumbnail, !source.data.isEmpty, loaded.width < displayed.width, loaded.height < displayed.height {
             var decoding = reading.decoding
-            decoding.minimumSize = geometry.scaledSize
+            decoding.minimumSize = loaded
             source = try ImageSource(data: source.data, name: source.name, limits: reading.limits, options: decoding)
         }
         let resized = try ResizedFrameSource(
