@@ -22,6 +22,14 @@ func runGIFRoundTrip(
 ) async -> (Int, Int) {
     var passed = 0
     var failed = 0
+    if let save {
+        do {
+            try FileManager.default.createDirectory(atPath: save, withIntermediateDirectories: true)
+        } catch {
+            print("cannot create \(save): \(error.localizedDescription)")
+            return (0, 1)
+        }
+    }
     for entry in entries {
         guard let file = entry["file"] as? String, entry["expect"] as? String ?? "ok" == "ok" else { continue }
         let group = String(file.prefix { $0 != "/" })
