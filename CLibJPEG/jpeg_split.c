@@ -405,6 +405,21 @@ static int store_reserve(symbol_store *store, size_t more) {
     return 1;
 }
 
+// One symbol of table `slot` with its extra bits: written with `codes` (emitting), or counted and,
+// when `*kept` is not NULL, kept there (slot * 256 + symbol, its size from bit 11, its extra bits
+// from bit 16).
+static inline __attribute__((always_inline)) void take_symbol(const int emit, int slot, int symbol, uint32_t extra,
+                                                              int size, const uint32_t *codes, bit_writer *writer,
+                                                              long (*counts)[257], uint32_t **kept) {
+    if (emit) {
+        uint32_t code = codes[slot * 256 + symbol];
+        writer_put(writer, (code >> 5) << size | extra, (int)(code & 31) + size);
+    } else {
+        counts[slot][symbol]++;
+        if (*kept != NULL) *(*kept)++ = (uint32_t)(slot * 256 + symbol) | (uint32_t)size << 11 | extra << 16;
+    }
+}
+
 // Decodes every MCU of a part's data (`layout` read from `file`). Counting (`emit` 0), adds each
 // symbol to `counts` and, while `store->words` is not NULL, keeps it there. Emitting, writes each
 // symbol to `writer` with `codes` (by table slot * 256 + symbol, the code shifted left 5 bits plus
@@ -428,13 +443,7 @@ walk_data(const part_layout *layout, const uint8_t *file, size_t length, const i
                 if (reader.count < 32) reader_fill(&reader);
                 int symbol = read_symbol(&reader, &layout->tables[dc_slot], 0, &extra, &size);
                 if (symbol < 0) return "a bad DC code";
-                if (emit) {
-                    uint32_t code = codes[dc_slot * 256 + symbol];
-                    writer_put(writer, (code >> 5) << size | extra, (int)(code & 31) + size);
-                } else {
-                    counts[dc_slot][symbol]++;
-                    if (kept != NULL) *kept++ = (uint32_t)(dc_slot * 256 + symbol) | (uint32_t)size << 11 | extra << 16;
-                }
+                take_symbol(emit, dc_slot, symbol, extra, size, codes, writer, counts, &kept);
                 const decode_table *ac = &layout->tables[ac_slot];
                 // k: the zigzag index of the next coefficient; a symbol moves it past its run of
                 // zeros and its coefficient (ZRL, run 15 without one: sixteen zeros).
@@ -442,15 +451,7 @@ walk_data(const part_layout *layout, const uint8_t *file, size_t length, const i
                     if (reader.count < 32) reader_fill(&reader);
                     symbol = read_symbol(&reader, ac, 1, &extra, &size);
                     if (symbol < 0) return "a bad AC code";
-                    if (emit) {
-                        uint32_t code = codes[ac_slot * 256 + symbol];
-                        writer_put(writer, (code >> 5) << size | extra, (int)(code & 31) + size);
-                    } else {
-                        counts[ac_slot][symbol]++;
-                        if (kept != NULL) {
-                            *kept++ = (uint32_t)(ac_slot * 256 + symbol) | (uint32_t)size << 11 | extra << 16;
-                        }
-                    }
+                    take_symbol(emit, ac_slot, symbol, extra, size, codes, writer, counts, &kept);
                     if (symbol == 0) break;  // EOB
                     k += (symbol >> 4) + 1;
                     if (k > 64) return "a run of zeros past the end of a block";
