@@ -17,7 +17,7 @@
 /// A frame with a palette of its own is mapped whole (``ownPalette(for:previousSource:colors:)``).
 struct GIFPaletteMapper {
     let palette: [UInt32]
-    private let lab: [OkLab]
+    private let search: OkLabNearest
     private let exact: GIFColorIndex
     private var cells: [UInt16]
     /// A typical distance between neighbouring palette colours, in sRGB levels.
@@ -35,10 +35,11 @@ struct GIFPaletteMapper {
 
     init(palette: [UInt32]) {
         self.palette = palette
-        lab = palette.map {
+        let lab = palette.map {
             let (r, g, b) = GIFPixel.channels($0)
             return OkLab(red: Float(r), green: Float(g), blue: Float(b))
         }
+        search = OkLabNearest(lab)
         exact = GIFColorIndex(palette: palette)
         cells = [UInt16](repeating: .max, count: 1 << 18)
         var gaps: [Float] = []
@@ -63,15 +64,7 @@ struct GIFPaletteMapper {
         let cached = cells.withUnsafeBufferPointer { $0[cell] }
         if cached != .max { return Int(cached) }
         let centre = OkLab(red: Float(r & ~3) + 1.5, green: Float(g & ~3) + 1.5, blue: Float(b & ~3) + 1.5)
-        var best = 0
-        var bestDistance = Float.infinity
-        for (index, candidate) in lab.enumerated() {
-            let distance = centre.distanceSquared(to: candidate)
-            if distance < bestDistance {
-                bestDistance = distance
-                best = index
-            }
-        }
+        let best = search.nearest(to: centre)
         cells[cell] = UInt16(best)
         return best
     }

@@ -202,16 +202,9 @@ enum GIFQuantizer {
         var assignment = [Int](repeating: 0, count: points.count)
         for _ in 0..<iterations {
             var moved = 0
+            let search = OkLabNearest(centres)
             for (position, point) in points.enumerated() {
-                var best = 0
-                var bestDistance = Float.infinity
-                for (index, centre) in centres.enumerated() {
-                    let distance = point.distanceSquared(to: centre)
-                    if distance < bestDistance {
-                        bestDistance = distance
-                        best = index
-                    }
-                }
+                let best = search.nearest(to: point)
                 if assignment[position] != best { moved += 1 }
                 assignment[position] = best
             }

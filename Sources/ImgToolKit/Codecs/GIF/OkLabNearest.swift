@@ -1,0 +1,58 @@
+/// The nearest of a fixed set of ``OkLab`` colours to a query, by squared distance.
+///
+/// The colours are sorted by lightness and searched outward from the query's lightness, stopping
+/// once the lightness gap alone is larger than the best distance found (the squared distance
+/// adds non-negative terms to the squared lightness gap, so no colour beyond can be nearer). The
+/// answer is exactly a full scan's: the smallest distance, and among equal distances the lowest
+/// index. A 255-colour palette is typically searched in a few dozen comparisons instead of 255.
+struct OkLabNearest: Sendable {
+    /// The colours in order of lightness (ties by index).
+    private let sorted: [OkLab]
+    /// Each sorted colour's index in the set given.
+    private let indices: [Int]
+
+    init(_ colors: [OkLab]) {
+        let order = colors.indices.sorted { (colors[$0].l, $0) < (colors[$1].l, $1) }
+        sorted = order.map { colors[$0] }
+        indices = order
+    }
+
+    /// The index of the colour nearest to `point`; 0 for an empty set.
+    func nearest(to point: OkLab) -> Int {
+        sorted.withUnsafeBufferPointer { sorted in
+            indices.withUnsafeBufferPointer { indices in
+                // The first colour at least as light as the point: the search starts there and
+                // just below it.
+                var low = 0
+                var high = sorted.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if sorted[middle].l < point.l { low = middle + 1 } else { high = middle }
+                }
+                var up = low
+                var down = low - 1
+                var best = 0
+                var bestIndex = Int.max
+                var bestDistance = Float.infinity
+                while true {
+                    let upGap = up < sorted.count ? (point.l - sorted[up].l) * (point.l - sorted[up].l) : .infinity
+                    let downGap =
+                        down >= 0 ? (point.l - sorted[down].l) * (point.l - sorted[down].l) : .infinity
+                    let goingUp = upGap <= downGap
+                    let gap = goingUp ? upGap : downGap
+                    if gap == .infinity || gap > bestDistance { break }
+                    let position = goingUp ? up : down
+                    let distance = point.distanceSquared(to: sorted[position])
+                    let index = indices[position]
+                    if distance < bestDistance || (distance == bestDistance && index < bestIndex) {
+                        bestDistance = distance
+                        bestIndex = index
+                        best = index
+                    }
+                    if goingUp { up += 1 } else { down -= 1 }
+                }
+                return best
+            }
+        }
+    }
+}
