@@ -369,6 +369,51 @@ struct ResamplerTests {
     }
 }
 
+@Suite("Resampler on 256-bit vectors", .timeLimit(.minutes(5)))
+struct WideResamplerTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var source: PixelSize
+        var output: PixelSize
+        var filter: ResampleFilter
+        var linear = false
+        var testDescription: String { "\(source) -> \(output) \(filter)\(linear ? " linear" : "")" }
+    }
+
+    static let cases: [Case] = [
+        Case(source: PixelSize(width: 401, height: 333), output: PixelSize(width: 50, height: 41), filter: .lanczos3),
+        Case(source: PixelSize(width: 400, height: 300), output: PixelSize(width: 100, height: 75), filter: .mitchell),
+        Case(source: PixelSize(width: 97, height: 61), output: PixelSize(width: 131, height: 40), filter: .catmullRom),
+        Case(source: PixelSize(width: 64, height: 64), output: PixelSize(width: 3, height: 7), filter: .lanczos3),
+        Case(source: PixelSize(width: 255, height: 9), output: PixelSize(width: 37, height: 9), filter: .bilinear),
+        Case(source: PixelSize(width: 300, height: 200), output: PixelSize(width: 61, height: 33), filter: .box),
+        Case(
+            source: PixelSize(width: 120, height: 80), output: PixelSize(width: 33, height: 21), filter: .lanczos3,
+            linear: true),
+        Case(source: PixelSize(width: 1, height: 50), output: PixelSize(width: 1, height: 5), filter: .lanczos3),
+        Case(source: PixelSize(width: 2, height: 2), output: PixelSize(width: 9, height: 9), filter: .lanczos3),
+    ]
+
+    @Test(
+        "every sample is the Swift loop's, 8- and 16-bit, flattened or not",
+        .enabled(if: Resampler.hasWideVectors, "the processor has no AVX, so the wide path never runs here"),
+        arguments: cases)
+    func sameAsTheSwiftLoop(_ test: Case) throws {
+        for depth in [SampleDepth.eight, .sixteen] {
+            let image = noiseImage(
+                width: test.source.width, height: test.source.height, depth: depth, seed: UInt64(test.source.width))
+            var wide = try Resampler(from: test.source, to: test.output, filter: test.filter, linear: test.linear)
+            wide.usesWideVectors = true
+            var narrow = wide
+            narrow.usesWideVectors = false
+            #expect(try wide.resample(image) == narrow.resample(image), "\(depth)")
+            let background = RGBAColor(red: 30, green: 140, blue: 250)
+            #expect(
+                try wide.resample(image, flattenedOnto: background) == narrow.resample(image, flattenedOnto: background)
+            )
+        }
+    }
+}
+
 @Suite("Resized animations", .timeLimit(.minutes(5)))
 struct ResizedFrameSourceTests {
     @Test("A base that fails hands out the frames before the failure, then its error on every call")

@@ -1,3 +1,5 @@
+internal import CResample
+
 /// A resize of images of one size to another, its weight tables computed once: make one per
 /// (source size, output size, filter) and resample any number of frames with it.
 ///
@@ -42,6 +44,12 @@ public struct Resampler: Sendable {
     /// The box pre-reduction run before the weights above, when ``shrinksFirst`` chose one:
     /// none or one element (an array, because a struct cannot hold itself).
     let preReduction: [Resampler]
+    /// Whether both passes run on 256-bit vectors (CResample), as they do where the processor has
+    /// AVX. The results are the same to the bit either way (each lane does the Swift loop's
+    /// arithmetic in its order); tests turn it off to check that.
+    var usesWideVectors = Resampler.hasWideVectors
+    /// Whether this processor and system have AVX.
+    static let hasWideVectors = MemoryLayout<Int>.size == 8 && imgtool_resample_has_avx() != 0
 
     /// A resize of `source`-sized images to `size`, aspect ratio as given.
     /// - Parameters:
@@ -284,6 +292,7 @@ public struct Resampler: Sendable {
         var ringRows = [Int](repeating: -1, count: ringSize)
         var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
         let horizontalIsIdentity = horizontal.isIdentity
+        let wide = usesWideVectors
         // The ring rows an output row reads, reused from row to row.
         var rowsOfTaps: [UnsafeMutablePointer<SIMD4<Float>>] = []
         rowsOfTaps.reserveCapacity(ringSize)
@@ -320,10 +329,18 @@ public struct Resampler: Sendable {
                                         }
                                         rowsOfTaps.append(target.baseAddress.unsafelyUnwrapped)
                                     }
-                                    Self.accumulate(
-                                        rowsOfTaps,
-                                        weights: vWeights.baseAddress.unsafelyUnwrapped + y * vertical.stride,
-                                        into: accumulator)
+                                    let rowWeights = vWeights.baseAddress.unsafelyUnwrapped + y * vertical.stride
+                                    if wide {
+                                        rowsOfTaps.withUnsafeBufferPointer { rows in
+                                            imgtool_resample_accumulate(
+                                                UnsafeRawPointer(rows.baseAddress.unsafelyUnwrapped)
+                                                    .assumingMemoryBound(to: UnsafeRawPointer?.self),
+                                                rowWeights, Int64(rows.count), accumulator.baseAddress,
+                                                Int64(accumulator.count))
+                                        }
+                                    } else {
+                                        Self.accumulate(rowsOfTaps, weights: rowWeights, into: accumulator)
+                                    }
                                     let start = (y - rows.lowerBound) * width * 4
                                     Self.store(
                                         accumulator, conversion: conversion,
@@ -345,6 +362,18 @@ public struct Resampler: Sendable {
     ) {
         let stride = horizontal.stride
         guard let pixels = source.baseAddress else { return }
+        if usesWideVectors, let out = target.baseAddress {
+            horizontal.splatWeights.withUnsafeBufferPointer { splat in
+                horizontal.firsts.withUnsafeBufferPointer { firsts in
+                    horizontal.tapCounts.withUnsafeBufferPointer { tapCounts in
+                        imgtool_resample_filter_row(
+                            pixels, firsts.baseAddress, tapCounts.baseAddress, splat.baseAddress, Int64(stride), out,
+                            Int64(target.count))
+                    }
+                }
+            }
+            return
+        }
         horizontal.splatWeights.withUnsafeBufferPointer { splat in
             horizontal.firsts.withUnsafeBufferPointer { firsts in
                 horizontal.tapCounts.withUnsafeBufferPointer { tapCounts in

@@ -1,0 +1,115 @@
+#include "CResample.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+int imgtool_resample_has_avx(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx") ? 1 : 0;
+}
+
+// One output pixel, four taps to two 256-bit vectors: taps t and t + 1 are adjacent pixels, so
+// one load holds the Swift loop's partial sums 0 (low half) and 1 (high half), the next sums 2
+// and 3. Leftover taps go to sum 0 alone, and the sums are added as (s0 + s1) + (s2 + s3).
+__attribute__((target("avx"))) void imgtool_resample_filter_row(const void *in_pixels, const void *first_indices,
+                                                                const void *counts, const void *splat_weights,
+                                                                int64_t stride, void *out_pixels, int64_t count) {
+    const float *in = in_pixels, *weights = splat_weights;
+    const int64_t *firsts = first_indices, *tap_counts = counts;
+    float *out = out_pixels;
+    for (int64_t x = 0; x < count; x++) {
+        const float *from = in + firsts[x] * 4, *w = weights + x * stride * 4;
+        const int64_t taps = tap_counts[x];
+        __m256 s01 = _mm256_setzero_ps(), s23 = _mm256_setzero_ps();
+        int64_t t = 0;
+        for (; t + 3 < taps; t += 4) {
+            s01 = _mm256_add_ps(s01, _mm256_mul_ps(_mm256_loadu_ps(from + t * 4), _mm256_loadu_ps(w + t * 4)));
+            s23 = _mm256_add_ps(s23, _mm256_mul_ps(_mm256_loadu_ps(from + t * 4 + 8), _mm256_loadu_ps(w + t * 4 + 8)));
+        }
+        __m128 s0 = _mm256_castps256_ps128(s01);
+        for (; t < taps; t++) s0 = _mm_add_ps(s0, _mm_mul_ps(_mm_loadu_ps(from + t * 4), _mm_loadu_ps(w + t * 4)));
+        const __m128 s1 = _mm256_extractf128_ps(s01, 1), s2 = _mm256_castps256_ps128(s23),
+                     s3 = _mm256_extractf128_ps(s23, 1);
+        _mm_storeu_ps(out + x * 4, _mm_add_ps(_mm_add_ps(s0, s1), _mm_add_ps(s2, s3)));
+    }
+}
+
+// Two pixels to a 256-bit vector (`x` and `x + 1` are adjacent), each lane doing the Swift
+// loop's arithmetic: rows taken four at a time, `(r0 w0 + r1 w1) + (r2 w2 + r3 w3)`, three as
+// `(r0 w0 + r1 w1) + r2 w2`, two as `r0 w0 + r1 w1`, one as `r0 w0`, each group stored (the
+// first) or added to what is there.
+__attribute__((target("avx"))) void imgtool_resample_accumulate(const void *const *row_pointers,
+                                                               const float *weights, int64_t row_count,
+                                                               void *out_pixels, int64_t width) {
+    float *out = out_pixels;
+    const int64_t floats = width * 4;
+    for (int64_t tap = 0; tap < row_count;) {
+        const int64_t group = row_count - tap < 4 ? row_count - tap : 4;
+        const float *r0 = row_pointers[tap], *r1 = group > 1 ? row_pointers[tap + 1] : r0,
+                    *r2 = group > 2 ? row_pointers[tap + 2] : r0, *r3 = group > 3 ? row_pointers[tap + 3] : r0;
+        const __m256 w0 = _mm256_set1_ps(weights[tap]), w1 = _mm256_set1_ps(group > 1 ? weights[tap + 1] : 0),
+                     w2 = _mm256_set1_ps(group > 2 ? weights[tap + 2] : 0),
+                     w3 = _mm256_set1_ps(group > 3 ? weights[tap + 3] : 0);
+        const int started = tap > 0;
+        int64_t i = 0;
+        for (; i + 8 <= floats; i += 8) {
+            __m256 sum;
+            const __m256 p0 = _mm256_mul_ps(_mm256_loadu_ps(r0 + i), w0);
+            switch (group) {
+            case 4:
+                sum = _mm256_add_ps(_mm256_add_ps(p0, _mm256_mul_ps(_mm256_loadu_ps(r1 + i), w1)),
+                                    _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(r2 + i), w2),
+                                                  _mm256_mul_ps(_mm256_loadu_ps(r3 + i), w3)));
+                break;
+            case 3:
+                sum = _mm256_add_ps(_mm256_add_ps(p0, _mm256_mul_ps(_mm256_loadu_ps(r1 + i), w1)),
+                                    _mm256_mul_ps(_mm256_loadu_ps(r2 + i), w2));
+                break;
+            case 2:
+                sum = _mm256_add_ps(p0, _mm256_mul_ps(_mm256_loadu_ps(r1 + i), w1));
+                break;
+            default:
+                sum = p0;
+            }
+            _mm256_storeu_ps(out + i, started ? _mm256_add_ps(_mm256_loadu_ps(out + i), sum) : sum);
+        }
+        for (; i < floats; i += 4) {  // an odd last pixel
+            const __m128 p0 = _mm_mul_ps(_mm_loadu_ps(r0 + i), _mm256_castps256_ps128(w0));
+            __m128 sum;
+            switch (group) {
+            case 4:
+                sum = _mm_add_ps(_mm_add_ps(p0, _mm_mul_ps(_mm_loadu_ps(r1 + i), _mm256_castps256_ps128(w1))),
+                                 _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r2 + i), _mm256_castps256_ps128(w2)),
+                                            _mm_mul_ps(_mm_loadu_ps(r3 + i), _mm256_castps256_ps128(w3))));
+                break;
+            case 3:
+                sum = _mm_add_ps(_mm_add_ps(p0, _mm_mul_ps(_mm_loadu_ps(r1 + i), _mm256_castps256_ps128(w1))),
+                                 _mm_mul_ps(_mm_loadu_ps(r2 + i), _mm256_castps256_ps128(w2)));
+                break;
+            case 2:
+                sum = _mm_add_ps(p0, _mm_mul_ps(_mm_loadu_ps(r1 + i), _mm256_castps256_ps128(w1)));
+                break;
+            default:
+                sum = p0;
+            }
+            _mm_storeu_ps(out + i, started ? _mm_add_ps(_mm_loadu_ps(out + i), sum) : sum);
+        }
+        tap += group;
+    }
+}
+
+#else
+
+int imgtool_resample_has_avx(void) { return 0; }
+
+void imgtool_resample_accumulate(const void *const *row_pointers, const float *weights, int64_t row_count,
+                                 void *out_pixels, int64_t width) {
+    (void)row_pointers, (void)weights, (void)row_count, (void)out_pixels, (void)width;
+}
+
+void imgtool_resample_filter_row(const void *in, const void *firsts, const void *tap_counts, const void *weights,
+                                 int64_t stride, void *out, int64_t count) {
+    (void)in, (void)firsts, (void)tap_counts, (void)weights, (void)stride, (void)out, (void)count;
+}
+
+#endif
