@@ -17,6 +17,38 @@ func forkJoin<Side: Sendable, Main>(_ side: @escaping @Sendable () -> Side, alon
     return (slot.wait(), main)
 }
 
+/// ``forkJoin(_:alongside:)`` for two halves of one job that can fail: each is handed a
+/// `shouldStop` that turns true once the other has failed (on the calling thread, also when the
+/// current task is cancelled), so neither runs on for nothing. Returns both results, or throws
+/// the first failure: the side's when the calling thread only stopped because of it.
+func forkJoinStoppingOnFailure<Side: Sendable, Main>(
+    _ side: @escaping @Sendable (_ shouldStop: () -> Bool) throws(ImgToolError) -> Side,
+    alongside body: (_ shouldStop: () -> Bool) throws(ImgToolError) -> Main
+) throws(ImgToolError) -> (side: Side, main: Main) {
+    let stopped = Locked(false)
+    let (side, main) = forkJoin(
+        { () -> Result<Side, ImgToolError> in
+            let result = Result { () throws(ImgToolError) in try side({ stopped.withLock { $0 } }) }
+            if case .failure = result { stopped.withLock { $0 = true } }
+            return result
+        },
+        alongside: { () -> Result<Main, ImgToolError> in
+            let result = Result { () throws(ImgToolError) in
+                try body({ Task.isCancelled || stopped.withLock { $0 } })
+            }
+            if case .failure = result { stopped.withLock { $0 = true } }
+            return result
+        })
+    switch (main, side) {
+    case (.success(let main), .success(let side)):
+        return (side, main)
+    case (.failure(let error), .failure(let sideError)) where error.code == .cancelled && !Task.isCancelled:
+        throw sideError  // this thread stopped because the side failed
+    case (.failure(let error), _), (_, .failure(let error)):
+        throw error
+    }
+}
+
 /// The side's result, handed from its thread to the joining one.
 ///
 /// `@unchecked Sendable`: `value` is only read or written while holding the lock.

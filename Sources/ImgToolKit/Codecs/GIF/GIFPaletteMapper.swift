@@ -157,10 +157,6 @@ struct GIFPaletteMapper {
         dither: ImageWriteOptions.Dither
     ) -> [UInt32] {
         var target = [UInt32](repeating: 0, count: source.count)
-        guard let displayed else {
-            mapWhole(source, width: width, height: height, dither: dither, into: &target)
-            return target
-        }
         switch dither {
         case .none, .ordered:
             mapOrdered(
@@ -169,6 +165,7 @@ struct GIFPaletteMapper {
         case .diffusion:
             mapDiffused(source, width: width, height: height, into: &target)
             // Keep what is shown where the source did not change or the shown colour is as close.
+            guard let displayed else { break }
             source.withUnsafeBufferPointer { src in
                 displayed.withUnsafeBufferPointer { shown in
                     target.withUnsafeMutableBufferPointer { out in
@@ -189,20 +186,6 @@ struct GIFPaletteMapper {
         return target
     }
 
-    /// Maps every pixel of `source`, keeping nothing from the canvas.
-    private mutating func mapWhole(
-        _ source: [UInt32], width: Int, height: Int, dither: ImageWriteOptions.Dither, into target: inout [UInt32]
-    ) {
-        switch dither {
-        case .none, .ordered:
-            mapOrdered(
-                source, width: width, height: height, previousSource: nil,
-                displayed: [UInt32](repeating: 0, count: source.count), dithered: dither == .ordered, into: &target)
-        case .diffusion:
-            mapDiffused(source, width: width, height: height, into: &target)
-        }
-    }
-
     /// Ordered dither offsets in sRGB levels: 9 strengths (0/8 ... 8/8 of half the ``spread``)
     /// x 64 pattern positions. The offset moves all three channels, so half the spread between
     /// palette colours is enough to reach the neighbours; measured on the video clip of
@@ -218,13 +201,16 @@ struct GIFPaletteMapper {
     }
 
     private mutating func mapOrdered(
-        _ source: [UInt32], width: Int, height: Int, previousSource: [UInt32]?, displayed: [UInt32], dithered: Bool,
+        _ source: [UInt32], width: Int, height: Int, previousSource: [UInt32]?, displayed: [UInt32]?, dithered: Bool,
         into target: inout [UInt32]
     ) {
         let offsets = offsets
         let palette = palette
         let exact = exact
-        let unchanged = previousSource ?? []
+        // Nothing shown: nothing kept, whatever the source was before.
+        let keeps = displayed != nil
+        let unchanged = keeps ? previousSource ?? [] : []
+        let displayed = displayed ?? []
         var mapper = self
         defer { self = mapper }
         source.withUnsafeBufferPointer { src in
@@ -241,7 +227,7 @@ struct GIFPaletteMapper {
                                     let position = row + x
                                     let pixel = src[position]
                                     if pixel == 0 { continue }
-                                    let kept = shown[position]
+                                    let kept = keeps ? shown[position] : 0
                                     // A pixel that did not change keeps what is shown.
                                     if kept != 0 && !before.isEmpty && before[position] == pixel {
                                         out[position] = kept

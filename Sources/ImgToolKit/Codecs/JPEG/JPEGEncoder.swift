@@ -273,28 +273,9 @@ public struct JPEGEncoder: Sendable {
             try body(1, { Task.isCancelled })
             return
         }
-        let stopped = Locked(false)
-        let (side, main) = forkJoin(
-            { () -> Result<Void, ImgToolError> in
-                let result = Result { () throws(ImgToolError) in try body(1, { stopped.withLock { $0 } }) }
-                if case .failure = result { stopped.withLock { $0 = true } }
-                return result
-            },
-            alongside: { () -> Result<Void, ImgToolError> in
-                let result = Result { () throws(ImgToolError) in
-                    try body(0, { Task.isCancelled || stopped.withLock { $0 } })
-                }
-                if case .failure = result { stopped.withLock { $0 = true } }
-                return result
-            })
-        switch (main, side) {
-        case (.success, .success):
-            return
-        case (.failure(let error), .failure(let sideError)) where error.code == .cancelled && !Task.isCancelled:
-            throw sideError  // the first part stopped because the second failed
-        case (.failure(let error), _), (_, .failure(let error)):
-            throw error
-        }
+        _ = try forkJoinStoppingOnFailure(
+            { (shouldStop: () -> Bool) throws(ImgToolError) in try body(1, shouldStop) },
+            alongside: { (shouldStop: () -> Bool) throws(ImgToolError) in try body(0, shouldStop) })
     }
 
     /// Calls `body` with the first of `rows` when `image` is 8-bit and every pixel in them is
@@ -407,7 +388,7 @@ public struct JPEGEncoder: Sendable {
 ///
 /// `@unchecked Sendable`: the handle is used by two threads only for different parts at once,
 /// which the shim allows (each part has its own compressor and state), and joined by one, after
-/// ``forkJoin(_:alongside:)`` has returned.
+/// ``forkJoinStoppingOnFailure(_:alongside:)`` has returned.
 private struct SplitEncode: @unchecked Sendable {
     let handle: OpaquePointer
     /// The whole image's parameters.

@@ -104,14 +104,13 @@ struct WebPWriter {
 
     /// Encodes an animation, in two halves at once when ``segments(frameCount:processors:)``
     /// says so: `WebPAnimEncoder` is sequential, so the second half runs on a plain thread
-    /// (``forkJoin(_:alongside:)``, seconds of blocking C work) with its own frame reader, which
-    /// composites and skips the frames before its range, and the halves' frames are joined into
-    /// one file (``WebPAnimationJoin``).
+    /// (``forkJoinStoppingOnFailure(_:alongside:)``, seconds of blocking C work) with its own
+    /// frame reader, which composites and skips the frames before its range, and the halves'
+    /// frames are joined into one file (``WebPAnimationJoin``).
     private func encodeAnimation(
         _ source: any FrameSource, plays: Int, config: WebPConfig, progress: (@Sendable (Int) -> Void)?
     ) throws(ImgToolError) -> [UInt8] {
         let segments = Self.segments(frameCount: source.info.frameCount)
-        let stopped = Locked(false)
         let written = Locked(0)
         let frameWritten: @Sendable () -> Void = {
             let count = written.withLock { count in
@@ -127,34 +126,19 @@ struct WebPWriter {
             ).bytes
         }
         let writer = self
-        let (side, main) = forkJoin(
-            { () -> Result<Segment, ImgToolError> in
-                let result = Result { () throws(ImgToolError) in
-                    try writer.encodeSegment(
-                        source, frames: segments[1], plays: plays, config: config,
-                        shouldStop: { stopped.withLock { $0 } }, frameWritten: frameWritten)
-                }
-                if case .failure = result { stopped.withLock { $0 = true } }
-                return result
+        let (second, first) = try forkJoinStoppingOnFailure(
+            { (shouldStop: () -> Bool) throws(ImgToolError) in
+                try writer.encodeSegment(
+                    source, frames: segments[1], plays: plays, config: config, shouldStop: shouldStop,
+                    frameWritten: frameWritten)
             },
-            alongside: { () -> Result<Segment, ImgToolError> in
-                let result = Result { () throws(ImgToolError) in
-                    try encodeSegment(
-                        source, frames: segments[0], plays: plays, config: config,
-                        shouldStop: { Task.isCancelled || stopped.withLock { $0 } }, frameWritten: frameWritten)
-                }
-                if case .failure = result { stopped.withLock { $0 = true } }
-                return result
+            alongside: { (shouldStop: () -> Bool) throws(ImgToolError) in
+                try encodeSegment(
+                    source, frames: segments[0], plays: plays, config: config, shouldStop: shouldStop,
+                    frameWritten: frameWritten)
             })
-        switch (main, side) {
-        case (.success(let first), .success(let second)):
-            return try WebPAnimationJoin.join(
-                [first, second], width: source.info.width, height: source.info.height, plays: plays)
-        case (.failure(let error), .failure(let sideError)) where error.code == .cancelled && !Task.isCancelled:
-            throw sideError  // the first half stopped because the second failed
-        case (.failure(let error), _), (_, .failure(let error)):
-            throw error
-        }
+        return try WebPAnimationJoin.join(
+            [first, second], width: source.info.width, height: source.info.height, plays: plays)
     }
 
     /// One segment's file and how long its frames show in all, in ms.
