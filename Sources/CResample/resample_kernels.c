@@ -34,6 +34,31 @@ __attribute__((target("avx"))) void imgtool_resample_filter_row(const void *in_p
     }
 }
 
+// 8-bit straight RGBA to premultiplied floats, (r a, g a, b a, a), as the Swift load does it:
+// each product one rounding of float(sample) times float(alpha), alpha times 1.
+__attribute__((target("avx"))) void imgtool_resample_load_rgba8(const uint8_t *in, int64_t count, void *out_pixels) {
+    float *out = out_pixels;
+    const __m128 one = _mm_set1_ps(1);
+    int64_t x = 0;
+    for (; x + 4 <= count; x += 4) {
+        const __m128i four = _mm_loadu_si128((const __m128i *)(in + x * 4));
+        const __m128 p0 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(four));
+        const __m128 p1 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_srli_si128(four, 4)));
+        const __m128 p2 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_srli_si128(four, 8)));
+        const __m128 p3 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_srli_si128(four, 12)));
+        _mm_storeu_ps(out + x * 4, _mm_mul_ps(p0, _mm_blend_ps(_mm_shuffle_ps(p0, p0, 0xFF), one, 8)));
+        _mm_storeu_ps(out + x * 4 + 4, _mm_mul_ps(p1, _mm_blend_ps(_mm_shuffle_ps(p1, p1, 0xFF), one, 8)));
+        _mm_storeu_ps(out + x * 4 + 8, _mm_mul_ps(p2, _mm_blend_ps(_mm_shuffle_ps(p2, p2, 0xFF), one, 8)));
+        _mm_storeu_ps(out + x * 4 + 12, _mm_mul_ps(p3, _mm_blend_ps(_mm_shuffle_ps(p3, p3, 0xFF), one, 8)));
+    }
+    for (; x < count; x++) {
+        int32_t pixel;
+        __builtin_memcpy(&pixel, in + x * 4, 4);
+        const __m128 p = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(pixel)));
+        _mm_storeu_ps(out + x * 4, _mm_mul_ps(p, _mm_blend_ps(_mm_shuffle_ps(p, p, 0xFF), one, 8)));
+    }
+}
+
 // Two pixels to a 256-bit vector (`x` and `x + 1` are adjacent), each lane doing the Swift
 // loop's arithmetic: rows taken four at a time, `(r0 w0 + r1 w1) + (r2 w2 + r3 w3)`, three as
 // `(r0 w0 + r1 w1) + r2 w2`, two as `r0 w0 + r1 w1`, one as `r0 w0`, each group stored (the
@@ -110,6 +135,10 @@ void imgtool_resample_accumulate(const void *const *row_pointers, const float *w
 void imgtool_resample_filter_row(const void *in, const void *firsts, const void *tap_counts, const void *weights,
                                  int64_t stride, void *out, int64_t count) {
     (void)in, (void)firsts, (void)tap_counts, (void)weights, (void)stride, (void)out, (void)count;
+}
+
+void imgtool_resample_load_rgba8(const uint8_t *in, int64_t count, void *out_pixels) {
+    (void)in, (void)count, (void)out_pixels;
 }
 
 #endif

@@ -31,6 +31,9 @@ void imgtool_resample_filter_row(const void *in, const void *firsts, const void 
 /// The vertical pass of one output row: `out` (`width` pixels of 4 floats) set to the sum of the
 /// `row_count` rows (`row_pointers`, each `width` pixels) times `weights`, as the Swift loop
 /// sums them (rows four at a time, in order). Only call it when `imgtool_resample_has_avx()` is 1.
+/// 8-bit straight RGBA pixels to premultiplied float pixels (r a, g a, b a, a), needs AVX.
+void imgtool_resample_load_rgba8(const uint8_t *in, int64_t count, void *out);
+
 void imgtool_resample_accumulate(const void *const *row_pointers, const float *weights, int64_t row_count,
                                  void *out_pixels, int64_t width);
 

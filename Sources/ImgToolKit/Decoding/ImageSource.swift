@@ -10,7 +10,7 @@
 /// table) and checks every declared size against ``DecodingLimits``; it decodes no pixels.
 /// Use ``info`` for what the file declares and ``makeFrameReader(depth:)`` to decode frames.
 /// Errors name the input as given (``name``).
-public struct ImageSource: FrameSource {
+public struct ImageSource: FrameSource, RowStreamingSource {
     /// The path or URL as the user gave it; every error names it.
     public let name: String
     /// The bytes of the file; empty for a still PNG opened with ``init(contentsOf:limits:)``,
@@ -105,6 +105,16 @@ public struct ImageSource: FrameSource {
     public func makeFrameReader(depth: SampleDepth? = nil) throws(ImgToolError) -> any FrameReader {
         do throws(ImgToolError) {
             return NamingReader(base: try base.makeFrameReader(depth: depth), name: name)
+        } catch {
+            throw error.naming(name)
+        }
+    }
+
+    /// The codec's ``RowStreamingSource/streamRows(to:)``; `nil` when its source has none.
+    func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
+        guard let streaming = base as? any RowStreamingSource else { return nil }
+        do throws(ImgToolError) {
+            return try streaming.streamRows(to: consumer)
         } catch {
             throw error.naming(name)
         }

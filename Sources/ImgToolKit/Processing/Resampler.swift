@@ -277,80 +277,148 @@ public struct Resampler: Sendable {
         }
     }
 
-    /// Output rows `rows` into `output` (which starts at the first of them): each output row is
-    /// the vertical weights applied to horizontally filtered source rows kept in a ring.
+    /// Output rows `rows` into `output` (which starts at the first of them), from the whole
+    /// source image: its rows go through a ``Band`` in order.
     private func renderBand<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         rows: Range<Int>, of samples: [Sample], conversion: Conversion,
         into output: UnsafeMutableBufferPointer<Sample>
     ) {
-        let decode = conversion.decode
-        let sourceWidth = horizontal.sourceCount
-        let width = outputSize.width
-        let ringSize = vertical.stride
-        var sourceRow = [SIMD4<Float>](repeating: .zero, count: sourceWidth)
-        var ring = [SIMD4<Float>](repeating: .zero, count: ringSize * width)
-        var ringRows = [Int](repeating: -1, count: ringSize)
-        var accumulator = [SIMD4<Float>](repeating: .zero, count: width)
-        let horizontalIsIdentity = horizontal.isIdentity
-        let wide = usesWideVectors
-        // The ring rows an output row reads, reused from row to row.
-        var rowsOfTaps: [UnsafeMutablePointer<SIMD4<Float>>] = []
-        rowsOfTaps.reserveCapacity(ringSize)
-        // When each source pixel feeds at most about two output pixels (box, or any filter at a
-        // small reduction), converting while filtering beats converting the row first.
-        let fused = decode == nil && horizontal.tapCounts.reduce(0, +) <= 2 * sourceWidth
+        let band = Band(self, rows: rows, conversion: conversion, output: output)
+        let rowLength = horizontal.sourceCount * 4
         samples.withUnsafeBufferPointer { samples in
-            sourceRow.withUnsafeMutableBufferPointer { sourceRow in
-                ring.withUnsafeMutableBufferPointer { ring in
-                    accumulator.withUnsafeMutableBufferPointer { accumulator in
-                        horizontal.weights.withUnsafeBufferPointer { hWeights in
-                            vertical.weights.withUnsafeBufferPointer { vWeights in
-                                for y in rows {
-                                    let first = vertical.firsts[y]
-                                    let taps = vertical.tapCounts[y]
-                                    rowsOfTaps.removeAll(keepingCapacity: true)
-                                    for tap in 0..<taps {
-                                        let row = first + tap
-                                        let slot = row % ringSize
-                                        let target = UnsafeMutableBufferPointer(
-                                            rebasing: ring[slot * width..<(slot + 1) * width])
-                                        if ringRows[slot] != row {
-                                            ringRows[slot] = row
-                                            let source = UnsafeBufferPointer(
-                                                rebasing: samples[row * sourceWidth * 4..<(row + 1) * sourceWidth * 4])
-                                            if horizontalIsIdentity {
-                                                Self.load(source, decode: decode, into: target)
-                                            } else if fused {
-                                                filterRow(samples: source, weights: hWeights, into: target)
-                                            } else {
-                                                Self.load(source, decode: decode, into: sourceRow)
-                                                filterRow(sourceRow, into: target)
-                                            }
-                                        }
-                                        rowsOfTaps.append(target.baseAddress.unsafelyUnwrapped)
-                                    }
-                                    let rowWeights = vWeights.baseAddress.unsafelyUnwrapped + y * vertical.stride
-                                    if wide {
-                                        rowsOfTaps.withUnsafeBufferPointer { rows in
-                                            imgtool_resample_accumulate(
-                                                UnsafeRawPointer(rows.baseAddress.unsafelyUnwrapped)
-                                                    .assumingMemoryBound(to: UnsafeRawPointer?.self),
-                                                rowWeights, Int64(rows.count), accumulator.baseAddress,
-                                                Int64(accumulator.count))
-                                        }
-                                    } else {
-                                        Self.accumulate(rowsOfTaps, weights: rowWeights, into: accumulator)
-                                    }
-                                    let start = (y - rows.lowerBound) * width * 4
-                                    Self.store(
-                                        accumulator, conversion: conversion,
-                                        into: UnsafeMutableBufferPointer(rebasing: output[start..<start + width * 4]))
-                                }
-                            }
-                        }
+            for row in band.sourceRows {
+                band.push(row: row, UnsafeBufferPointer(rebasing: samples[row * rowLength..<(row + 1) * rowLength]))
+            }
+        }
+    }
+
+    /// The output rows ``rows`` of a resize, computed from source rows handed over one at a time,
+    /// top to bottom, each of ``sourceRows`` once: a source row is filtered horizontally into a
+    /// ring of the vertical pass's widest span of rows as it comes, and an output row is computed
+    /// as soon as the last source row it reads has come. Whether the rows come from an image held
+    /// whole or straight from a decoder, every sample is the same.
+    ///
+    /// Owned by one thread; its buffers are freed with it.
+    final class Band<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar> {
+        /// The output rows computed.
+        let rows: Range<Int>
+        /// The source rows they read, in the order ``push(row:_:)`` takes them.
+        let sourceRows: Range<Int>
+        private let resampler: Resampler
+        private let conversion: Conversion
+        /// Where output row `rows.lowerBound` goes; the rest follow.
+        private let output: UnsafeMutableBufferPointer<Sample>
+        private let horizontalIsIdentity: Bool
+        /// Converting while filtering (see ``init(_:rows:conversion:output:)``).
+        private let fused: Bool
+        /// The next output row to compute.
+        private var next: Int
+        /// Filtered source rows: row `r` in slot `r % ringSize`.
+        private let ring: UnsafeMutableBufferPointer<SIMD4<Float>>
+        private let ringSize: Int
+        /// One source row as premultiplied floats, before the horizontal pass.
+        private let sourceRow: UnsafeMutableBufferPointer<SIMD4<Float>>
+        private let accumulator: UnsafeMutableBufferPointer<SIMD4<Float>>
+        /// The ring rows an output row reads, reused from row to row.
+        private var rowsOfTaps: [UnsafeMutablePointer<SIMD4<Float>>] = []
+
+        /// A band writing output rows `rows` of `resampler` to `output`.
+        init(
+            _ resampler: Resampler, rows: Range<Int>, conversion: Conversion,
+            output: UnsafeMutableBufferPointer<Sample>
+        ) {
+            let vertical = resampler.vertical
+            let horizontal = resampler.horizontal
+            var lower = Int.max
+            var upper = 0
+            for y in rows {
+                lower = min(lower, vertical.firsts[y])
+                upper = max(upper, vertical.firsts[y] + vertical.tapCounts[y])
+            }
+            self.rows = rows
+            sourceRows = rows.isEmpty ? 0..<0 : lower..<upper
+            self.resampler = resampler
+            self.conversion = conversion
+            self.output = output
+            horizontalIsIdentity = horizontal.isIdentity
+            // When each source pixel feeds at most about two output pixels (box, or any filter at
+            // a small reduction), converting while filtering beats converting the row first.
+            fused = conversion.decode == nil && horizontal.tapCounts.reduce(0, +) <= 2 * horizontal.sourceCount
+            next = rows.lowerBound
+            ringSize = vertical.stride
+            let width = resampler.outputSize.width
+            ring = .allocate(capacity: ringSize * width)
+            ring.initialize(repeating: .zero)
+            sourceRow = .allocate(capacity: horizontal.sourceCount)
+            sourceRow.initialize(repeating: .zero)
+            accumulator = .allocate(capacity: width)
+            accumulator.initialize(repeating: .zero)
+            rowsOfTaps.reserveCapacity(ringSize)
+        }
+
+        deinit {
+            ring.deallocate()
+            sourceRow.deallocate()
+            accumulator.deallocate()
+        }
+
+        /// Takes source row `row` (straight samples, ``sourceSize`` wide), the one after the
+        /// last taken, and computes every output row it completes.
+        func push(row: Int, _ samples: UnsafeBufferPointer<Sample>) {
+            let width = resampler.outputSize.width
+            let slot = row % ringSize
+            let target = UnsafeMutableBufferPointer(rebasing: ring[slot * width..<(slot + 1) * width])
+            if horizontalIsIdentity {
+                Resampler.load(samples, decode: conversion.decode, into: target)
+            } else if fused {
+                resampler.horizontal.weights.withUnsafeBufferPointer { weights in
+                    resampler.filterRow(samples: samples, weights: weights, into: target)
+                }
+            } else {
+                if Sample.self == UInt8.self, conversion.decode == nil, resampler.usesWideVectors,
+                    let pixels = samples.baseAddress
+                {
+                    imgtool_resample_load_rgba8(
+                        UnsafeRawPointer(pixels).assumingMemoryBound(to: UInt8.self), Int64(sourceRow.count),
+                        sourceRow.baseAddress)
+                } else {
+                    Resampler.load(samples, decode: conversion.decode, into: sourceRow)
+                }
+                resampler.filterRow(sourceRow, into: target)
+            }
+            let vertical = resampler.vertical
+            while next < rows.upperBound, vertical.firsts[next] + vertical.tapCounts[next] <= row + 1 {
+                emit(next)
+                next += 1
+            }
+        }
+
+        /// Output row `y`: the vertical weights applied to its rows in the ring.
+        private func emit(_ y: Int) {
+            let vertical = resampler.vertical
+            let width = resampler.outputSize.width
+            let first = vertical.firsts[y]
+            rowsOfTaps.removeAll(keepingCapacity: true)
+            for row in first..<first + vertical.tapCounts[y] {
+                rowsOfTaps.append(ring.baseAddress.unsafelyUnwrapped + (row % ringSize) * width)
+            }
+            vertical.weights.withUnsafeBufferPointer { weights in
+                let rowWeights = weights.baseAddress.unsafelyUnwrapped + y * vertical.stride
+                if resampler.usesWideVectors {
+                    rowsOfTaps.withUnsafeBufferPointer { rows in
+                        imgtool_resample_accumulate(
+                            UnsafeRawPointer(rows.baseAddress.unsafelyUnwrapped)
+                                .assumingMemoryBound(to: UnsafeRawPointer?.self),
+                            rowWeights, Int64(rows.count), accumulator.baseAddress, Int64(accumulator.count))
                     }
+                } else {
+                    Resampler.accumulate(rowsOfTaps, weights: rowWeights, into: accumulator)
                 }
             }
+            let start = (y - rows.lowerBound) * width * 4
+            Resampler.store(
+                accumulator, conversion: conversion,
+                into: UnsafeMutableBufferPointer(rebasing: output[start..<start + width * 4]))
         }
     }
 

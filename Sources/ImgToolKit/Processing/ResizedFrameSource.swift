@@ -81,8 +81,49 @@ public struct ResizedFrameSource: FrameSource {
     /// A reader of the base's composited frames, each resized.
     /// - Parameter depth: output depth; `nil` keeps the base's.
     /// - Throws: ``ImgToolError`` from the base.
+    ///
+    /// A one-frame base that streams its rows (a JPEG) is resized as it is decoded, when the
+    /// depth asked for is 8 bits or the base's (see ``Resampler/resample(rowsOf:)``).
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        ResizedFrameReader(base: try base.makeFrameReader(depth: depth), resampler: resampler, frames: info.frames)
+        if depth != .sixteen, let streaming = base as? any RowStreamingSource {
+            return StreamedResizeReader(
+                source: streaming, depth: depth, resampler: resampler, frames: info.frames)
+        }
+        return ResizedFrameReader(
+            base: try base.makeFrameReader(depth: depth), resampler: resampler, frames: info.frames)
+    }
+}
+
+/// The one frame of a ``RowStreamingSource`` resized as it is decoded; when the source does not
+/// stream this image, every frame is read and resized by a ``ResizedFrameReader``.
+final class StreamedResizeReader: FrameReader {
+    private let source: any RowStreamingSource
+    private let depth: SampleDepth?
+    private let resampler: Resampler
+    private let frames: [FrameInfo]
+    /// Whether the streamed frame has been returned.
+    private var streamed = false
+    /// The reader used when the source does not stream.
+    private var fallback: ResizedFrameReader?
+
+    init(source: any RowStreamingSource, depth: SampleDepth?, resampler: Resampler, frames: [FrameInfo]) {
+        self.source = source
+        self.depth = depth
+        self.resampler = resampler
+        self.frames = frames
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        if let fallback { return try fallback.nextFrame() }
+        if streamed { return nil }
+        if let first = frames.first, frames.count == 1, let image = try resampler.resample(rowsOf: source) {
+            streamed = true
+            return Frame(info: first, image: image)
+        }
+        let reader = ResizedFrameReader(
+            base: try source.makeFrameReader(depth: depth), resampler: resampler, frames: frames)
+        fallback = reader
+        return try reader.nextFrame()
     }
 }
 

@@ -32,6 +32,15 @@ struct JPEGHeader: Sendable, Hashable {
     var warnings: [String]
 }
 
+extension JPEGHeader {
+    /// The metadata of an image decoded from this JPEG, with the warnings given while decoding.
+    func metadata(warnings: [String]) -> ImageMetadata {
+        ImageMetadata(
+            format: .jpeg, bitDepth: precision, colorType: components == 1 ? .gray : .rgb,
+            color: ColorMetadata(hasICCProfile: hasICCProfile), warnings: warnings)
+    }
+}
+
 /// Decodes JPEG data with libjpeg (libjpeg-turbo), through the `CLibJPEG` shim, so libjpeg's
 /// longjmp never reaches Swift.
 ///
@@ -45,7 +54,7 @@ struct JPEGDecoder: Sendable {
     var limits: DecodingLimits
 
     /// When a large image is decoded in two parts on two threads (see
-    /// ``splitRow(header:output:scaleDenominator:)``).
+    /// ``splitRow(header:output:scaleDenominator:firstShare:)``).
     enum SplitPolicy: Sendable {
         /// Always in one piece.
         case never
@@ -134,12 +143,91 @@ struct JPEGDecoder: Sendable {
                 _ = try fresh.start(scaleDenominator: scaleDenominator)
                 try readAll(fresh)
             }
-            image.metadata = ImageMetadata(
-                format: .jpeg, bitDepth: header.precision, colorType: header.components == 1 ? .gray : .rgb,
-                color: ColorMetadata(hasICCProfile: header.hasICCProfile), warnings: warnings)
+            image.metadata = header.metadata(warnings: warnings)
             return (image, warnings)
         }
     }
+
+    /// Decodes the image as stored (not turned), handing its rows to `consumer` as they are made:
+    /// on two threads, one a band, when the image would be decoded in two parts (see
+    /// ``splitRow(header:output:scaleDenominator:firstShare:)``) and the consumer takes two bands,
+    /// else on this one. Rows above the first band are skipped, rows below the last are decoded
+    /// and dropped (so that damage there is still found), as one piece would find it.
+    /// - Parameters:
+    ///   - data: the whole JPEG file.
+    ///   - scaleDenominator: 1, 2, 4 or 8, as for ``decode(_:scaleDenominator:orientation:)``.
+    ///   - consumer: takes the rows; its ``RowBandConsumer/sourceSize`` must be the decoded size.
+    /// - Returns: the image's metadata, or `nil` when libjpeg failed or warned, or the decoded
+    ///   size is not the consumer's. The rows handed over are then not to be used; ``decode(_:scaleDenominator:orientation:)``
+    ///   gives the exact error, warnings and pixels of one piece.
+    /// - Throws: ``ImgToolError`` `cancelled` only.
+    func stream(_ data: [UInt8], scaleDenominator: Int, to consumer: some RowBandConsumer) throws(ImgToolError)
+        -> ImageMetadata?
+    {
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) -> ImageMetadata? in
+            do throws(ImgToolError) {
+                let reader = try JPEGReader(bytes: bytes, limits: limits)
+                defer { reader.close() }
+                let header = try reader.readHeader()
+                try limits.checkPixels(width: header.width, height: header.height)
+                let size = try reader.start(scaleDenominator: scaleDenominator)
+                guard size == consumer.sourceSize, header.warnings.isEmpty else { return nil }
+                let wantsSplit = splitPolicy == .always || (splitPolicy == .whenIdle && Self.hasIdleProcessor())
+                // Each thread also filters its rows, work the second thread's skipped rows do not
+                // have: the split moves towards the middle (see splitRow).
+                let split =
+                    wantsSplit
+                    ? Self.splitRow(
+                        header: header, output: size, scaleDenominator: scaleDenominator,
+                        firstShare: Self.streamingFirstShare) : nil
+                let bands = Array(consumer.bands(splittingNear: split).enumerated())
+                guard let first = bands.first, let last = bands.last else { return nil }
+                if split != nil, bands.count == 2 {
+                    let shared = SharedBytes(bytes: bytes)
+                    let limits = limits
+                    let (tail, head) = forkJoin(
+                        { () -> Bool in
+                            do throws(ImgToolError) {
+                                let second = try JPEGReader(bytes: shared.bytes, limits: limits)
+                                defer { second.close() }
+                                _ = try second.readHeader()
+                                _ = try second.start(scaleDenominator: scaleDenominator)
+                                try second.stream(
+                                    [last], from: last.element.lowerBound, to: size.height, width: size.width,
+                                    into: consumer)
+                                try second.finish()
+                                return second.warningCount == 0
+                            } catch {
+                                return false
+                            }
+                        },
+                        alongside: { () -> Bool in
+                            do throws(ImgToolError) {
+                                try reader.stream(
+                                    [first], from: first.element.lowerBound, to: first.element.upperBound,
+                                    width: size.width, into: consumer)
+                                return reader.warningCount == 0
+                            } catch {
+                                return false
+                            }
+                        })
+                    if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding") }
+                    return head && tail ? header.metadata(warnings: []) : nil
+                }
+                let start = bands.map(\.element.lowerBound).min() ?? 0
+                try reader.stream(bands, from: start, to: size.height, width: size.width, into: consumer)
+                try reader.finish()
+                return reader.warningCount == 0 ? header.metadata(warnings: []) : nil
+            } catch {
+                if error.code == .cancelled { throw error }
+                return nil
+            }
+        }
+    }
+
+    /// The first thread's share of the rows, in percent, when decoding into a consumer that
+    /// filters every row (see ``stream(_:scaleDenominator:to:)``).
+    static let streamingFirstShare = 60
 
     /// Least stored pixels for a decode in two parts (one million: about 3 ms of decoding,
     /// against the tenth of a millisecond that starting a thread and a second reader costs).
@@ -155,11 +243,13 @@ struct JPEGDecoder: Sendable {
     /// of the work in Huffman decoding, the first thread takes `1 / (2 - h)` of the rows, about
     /// 0.62 for photos. It falls on a multiple of 16 rows (an iMCU row of 4:2:0 data), so that
     /// neither thread decodes an iMCU row that the other also needs.
-    static func splitRow(header: JPEGHeader, output: PixelSize, scaleDenominator: Int) -> Int? {
+    static func splitRow(header: JPEGHeader, output: PixelSize, scaleDenominator: Int, firstShare: Int = 62)
+        -> Int?
+    {
         guard availableProcessors > 1, !header.isProgressive, scaleDenominator == 1, header.warnings.isEmpty,
             output.width * output.height >= splitThreshold, output.height >= 64
         else { return nil }
-        let split = (output.height * 62 / 100) & ~15
+        let split = (output.height * firstShare / 100) & ~15
         return split > 0 && split < output.height ? split : nil
     }
 
@@ -167,26 +257,40 @@ struct JPEGDecoder: Sendable {
     /// system than there are processors for this process. The count is the fourth field of
     /// `/proc/loadavg` ("running/total"), which includes the calling thread. On a busy machine a
     /// second thread only takes time from the first, and the split's extra work (reading the
-    /// skipped rows' Huffman data, a quarter more CPU time) is then pure cost. `true` where
-    /// `/proc` cannot be read.
+    /// skipped rows' Huffman data, a quarter more CPU time) is then pure cost. A count that says
+    /// busy is read twice more, 0.2 ms apart, and believed only if both agree: a thread that
+    /// runs for an instant (another of this process's, finishing its part of starting up) made
+    /// about one decode in six run on one thread on an idle machine. `true` where `/proc` cannot
+    /// be read.
     static func hasIdleProcessor() -> Bool {
         #if canImport(Glibc)
-            let descriptor = open("/proc/loadavg", O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return true }
-            defer { close(descriptor) }
-            var text = [UInt8](repeating: 0, count: 128)
-            let count = text.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { return true }
-            // "0.52 0.58 0.59 2/467 12345": the number before the slash.
-            let fields = text[0..<count].split(separator: UInt8(ascii: " "))
-            guard fields.count >= 4, let slash = fields[3].firstIndex(of: UInt8(ascii: "/")),
-                let running = Int(String(decoding: fields[3][..<slash], as: UTF8.self))
-            else { return true }
-            return running < availableProcessors
+            for attempt in 0..<3 {
+                guard let running = runningThreads() else { return true }
+                if running < availableProcessors { return true }
+                if attempt < 2 { usleep(200) }
+            }
+            return false
         #else
             return true
         #endif
     }
+
+    #if canImport(Glibc)
+        /// The threads running or ready to run in the whole system, from `/proc/loadavg`; `nil`
+        /// where it cannot be read.
+        private static func runningThreads() -> Int? {
+            let descriptor = open("/proc/loadavg", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            defer { close(descriptor) }
+            var text = [UInt8](repeating: 0, count: 128)
+            let count = text.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return nil }
+            // "0.52 0.58 0.59 2/467 12345": the number before the slash.
+            let fields = text[0..<count].split(separator: UInt8(ascii: " "))
+            guard fields.count >= 4, let slash = fields[3].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            return Int(String(decoding: fields[3][..<slash], as: UTF8.self))
+        }
+    #endif
 
     /// Decodes rows `0..<split` with `first` while a second thread decodes the rest with a
     /// reader of its own; returns whether both finished cleanly. When either fails or libjpeg
@@ -235,6 +339,14 @@ struct JPEGDecoder: Sendable {
 private struct SplitMemory: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
     let pixels: UnsafeMutableRawBufferPointer
+}
+
+/// The JPEG's bytes, handed to the second thread of a streamed decode.
+///
+/// `@unchecked Sendable`: they belong to the caller of ``forkJoin(_:alongside:)``, which returns
+/// only after the second thread has finished, and are only read.
+private struct SharedBytes: @unchecked Sendable {
+    let bytes: UnsafeBufferPointer<UInt8>
 }
 
 /// Owns one `imgtool_jpeg_reader`; every call maps the shim's status to an ``ImgToolError``.
@@ -379,6 +491,37 @@ private final class JPEGReader {
                         let column = reverseRows ? size.height - 1 - row - index : row + index
                         for j in 0..<width { lines[j][column] = source[j] }
                     }
+                }
+            }
+            row += count
+        }
+    }
+
+    /// Decodes stored rows `start..<end` (rows above `start` are skipped first) and hands each
+    /// to every band of `bands` that holds it, in bands of 16 rows decoded into a small buffer
+    /// that stays in cache while the consumer reads it.
+    func stream(
+        _ bands: [(offset: Int, element: Range<Int>)], from start: Int, to end: Int, width: Int,
+        into consumer: some RowBandConsumer
+    ) throws(ImgToolError) {
+        if start > 0 { try skipRows(start) }
+        let rowBytes = width * 4
+        let chunk = 16
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * rowBytes, alignment: 64)
+        defer { scratch.deallocate() }
+        guard let base = scratch.baseAddress else { return }
+        var row = start
+        while row < end {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding row \(row)") }
+            let count = min(chunk, end - row)
+            try check(
+                imgtool_jpeg_reader_read_rows(
+                    handle, base.assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(count)),
+                phase: "decoding rows \(row)-\(row + count - 1)")
+            for index in 0..<count {
+                let line = UnsafeRawBufferPointer(rebasing: scratch[index * rowBytes..<(index + 1) * rowBytes])
+                for band in bands where band.element.contains(row + index) {
+                    consumer.take(line, row: row + index, band: band.offset)
                 }
             }
             row += count

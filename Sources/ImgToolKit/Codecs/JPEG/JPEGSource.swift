@@ -4,7 +4,7 @@
 /// stored size against the limits; the frame is decoded turned upright when
 /// ``DecodingOptions/autoOrient`` is on, and at 1/2, 1/4 or 1/8 of the stored size when
 /// ``DecodingOptions/minimumSize`` allows.
-struct JPEGSource: FrameSource {
+struct JPEGSource: RowStreamingSource {
     let data: [UInt8]
     let limits: DecodingLimits
     let header: JPEGHeader
@@ -84,5 +84,12 @@ struct JPEGSource: FrameSource {
         var wide = PixelBuffer(width: image.width, height: image.height, rgba16: samples.map { UInt16($0) * 257 })
         wide.metadata = image.metadata
         return wide
+    }
+
+    /// The frame's rows as libjpeg makes them (see ``JPEGDecoder/stream(_:scaleDenominator:to:)``);
+    /// `nil` for an image that is turned as it is shown, whose rows are not the displayed ones.
+    func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
+        guard orientation == .up else { return nil }
+        return try JPEGDecoder(limits: limits).stream(data, scaleDenominator: scaleDenominator, to: consumer)
     }
 }

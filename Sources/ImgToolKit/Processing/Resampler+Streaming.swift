@@ -1,0 +1,75 @@
+extension Resampler {
+    /// The single frame of `source` resized as it is decoded: each row goes through the filter
+    /// as the decoder makes it, so the full-size image is never held (a 4096x4096 JPEG's 64 MiB)
+    /// and, where the decoder works on two threads, each thread filters the rows it decodes. The
+    /// samples are those of ``resample(_:)`` on the decoded image.
+    /// - Returns: the resized frame, 8-bit; `nil` when the source does not stream this image or
+    ///   this resize (an identity, or one with a box pre-reduction): decode it the usual way.
+    /// - Throws: ``ImgToolError`` `cancelled`.
+    func resample(rowsOf source: some RowStreamingSource) throws(ImgToolError) -> PixelBuffer? {
+        guard preReduction.isEmpty, !(horizontal.isIdentity && vertical.isIdentity) else { return nil }
+        let count = outputSize.width * outputSize.height * 4
+        var outcome: Result<ImageMetadata?, ImgToolError> = .success(nil)
+        let samples = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            let stream = ResampleRowStream(self, output: output)
+            do throws(ImgToolError) {
+                outcome = .success(try source.streamRows(to: stream))
+            } catch {
+                outcome = .failure(error)
+            }
+            // Every output row is written once every band has had all its rows.
+            if case .success(.some) = outcome { initialized = count }
+        }
+        guard let metadata = try outcome.get() else { return nil }
+        var image = PixelBuffer(width: outputSize.width, height: outputSize.height, rgba8: samples)
+        image.metadata = metadata
+        return image
+    }
+}
+
+/// Resizes rows handed over by a decoder (see ``Resampler/resample(rowsOf:)``): one
+/// ``Resampler/Band`` per band of output rows, each writing its rows of the output.
+///
+/// `@unchecked Sendable`: the bands are made in ``bands(splittingNear:)``, before the decoder
+/// starts its threads, and each is then used by one thread only, writing output rows no other
+/// band writes; `output` belongs to the caller, who reads it after the decoder has returned.
+final class ResampleRowStream: RowBandConsumer, @unchecked Sendable {
+    private let resampler: Resampler
+    private let output: UnsafeMutableBufferPointer<UInt8>
+    private var renderers: [Resampler.Band<UInt8>] = []
+
+    init(_ resampler: Resampler, output: UnsafeMutableBufferPointer<UInt8>) {
+        self.resampler = resampler
+        self.output = output
+    }
+
+    var sourceSize: PixelSize { resampler.sourceSize }
+
+    /// Two bands when the source splits and the resize is large enough for two threads (as
+    /// ``Resampler/resample(_:)`` decides): the first band computes the output rows that read
+    /// only source rows above `row`, the second the rest.
+    func bands(splittingNear row: Int?) -> [Range<Int>] {
+        let height = resampler.outputSize.height
+        let conversion = Resampler.Conversion(maximum: 255, linear: resampler.linear, background: nil)
+        let work = max(sourceSize.width * sourceSize.height, resampler.outputSize.width * height)
+        var splits: [Int] = []
+        if let row, height >= 2, work >= Resampler.parallelThreshold {
+            let vertical = resampler.vertical
+            var split = 0
+            while split < height, vertical.firsts[split] + vertical.tapCounts[split] <= row { split += 1 }
+            splits = [min(max(split, 1), height - 1)]
+        }
+        let bounds = [0] + splits + [height]
+        renderers = zip(bounds, bounds.dropFirst()).map { lower, upper in
+            let rowLength = resampler.outputSize.width * 4
+            return Resampler.Band(
+                resampler, rows: lower..<upper, conversion: conversion,
+                output: UnsafeMutableBufferPointer(rebasing: output[lower * rowLength..<upper * rowLength]))
+        }
+        return renderers.map(\.sourceRows)
+    }
+
+    func take(_ pixels: UnsafeRawBufferPointer, row: Int, band: Int) {
+        renderers[band].push(row: row, pixels.assumingMemoryBound(to: UInt8.self))
+    }
+}

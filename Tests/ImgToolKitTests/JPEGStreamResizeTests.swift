@@ -1,0 +1,149 @@
+import TestSupport
+import Testing
+
+@testable import ImgToolKit
+
+/// A JPEG resized as it is decoded (its rows going straight into the resampler, in two bands on
+/// two threads when the decode splits) gives exactly the resize of the image decoded whole; an
+/// image that cannot be streamed (turned, damaged, cut short) falls back to that path, with its
+/// errors and warnings.
+@Suite("JPEG resized as it is decoded", .timeLimit(.minutes(5)))
+struct JPEGStreamResizeTests {
+    /// A JPEG decoded by a ``JPEGDecoder`` with a given split policy, as a row-streaming source.
+    struct PolicySource: RowStreamingSource {
+        let bytes: [UInt8]
+        let policy: JPEGDecoder.SplitPolicy
+        let info: ImageInfo
+
+        init(_ bytes: [UInt8], policy: JPEGDecoder.SplitPolicy) throws {
+            self.bytes = bytes
+            self.policy = policy
+            info = try ImageSource(data: bytes, name: "photo.jpg").info
+        }
+
+        func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+            try ImageSource(data: bytes, name: "photo.jpg").makeFrameReader(depth: depth)
+        }
+
+        func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
+            var decoder = JPEGDecoder(limits: .default)
+            decoder.splitPolicy = policy
+            return try decoder.stream(bytes, scaleDenominator: 1, to: consumer)
+        }
+    }
+
+    /// The image decoded whole, then resized.
+    static func reference(_ bytes: [UInt8], _ resampler: Resampler) throws -> PixelBuffer {
+        var decoder = JPEGDecoder(limits: .default)
+        decoder.splitPolicy = .never
+        return try resampler.resample(try decoder.decode(bytes).image)
+    }
+
+    /// (width, height, progressive) of the JPEG; the resizes are made from its size.
+    static let layouts: [(width: Int, height: Int, progressive: Bool)] = [
+        (1024, 1024, false), (1100, 1003, false), (1100, 1003, true),
+    ]
+
+    @Test(arguments: layouts)
+    func streamedResizeEqualsResizeOfTheWholeImage(layout: (width: Int, height: Int, progressive: Bool)) throws {
+        let bytes = try JPEGEncoder(quality: 80, progressive: layout.progressive).encode(
+            JPEGSplitDecodeTests.photo(width: layout.width, height: layout.height))
+        let source = PixelSize(width: layout.width, height: layout.height)
+        var resamplers = [
+            try Resampler(from: source, to: PixelSize(width: 128, height: 117)),
+            try Resampler(from: source, to: PixelSize(width: 1500, height: 1400), filter: .mitchell),
+            try Resampler(from: source, to: PixelSize(width: 1, height: 700), filter: .catmullRom),
+            try Resampler(from: source, to: PixelSize(width: 301, height: 1), filter: .box),
+            // cover: scaled past the output, the middle kept
+            try Resampler(
+                from: source, scaledTo: PixelSize(width: 700, height: 640),
+                croppedTo: FrameRegion(x: 100, y: 120, width: 400, height: 300)),
+            try Resampler(from: source, to: PixelSize(width: 500, height: 500), linear: true),
+        ]
+        var plain = try Resampler(from: source, to: PixelSize(width: 333, height: 222))
+        plain.usesWideVectors = false
+        resamplers.append(plain)
+        for resampler in resamplers {
+            let expected = try Self.reference(bytes, resampler)
+            for policy in [JPEGDecoder.SplitPolicy.always, .never] {
+                let streamed = try resampler.resample(rowsOf: try PolicySource(bytes, policy: policy))
+                let image = try #require(streamed, "\(resampler.outputSize) \(policy) was not streamed")
+                #expect(image == expected, "\(source) -> \(resampler.outputSize), \(policy)")
+                #expect(image.metadata?.format == .jpeg)
+            }
+        }
+    }
+
+    @Test func identityAndPreReducedResizesAreNotStreamed() throws {
+        let bytes = try JPEGEncoder(quality: 80).encode(JPEGSplitDecodeTests.photo(width: 300, height: 200))
+        let source = try PolicySource(bytes, policy: .always)
+        let size = PixelSize(width: 300, height: 200)
+        #expect(try Resampler(from: size, to: size).resample(rowsOf: source) == nil)
+        let thumbnail = try Resampler(from: size, to: PixelSize(width: 30, height: 20), shrinkingFirst: true)
+        #expect(try thumbnail.resample(rowsOf: source) == nil)
+        // An ImageSource streams what its codec streams: a JPEG, not a PNG.
+        let reduce = try Resampler(from: size, to: PixelSize(width: 150, height: 100))
+        #expect(try reduce.resample(rowsOf: ImageSource(data: bytes, name: "photo.jpg")) != nil)
+        let png = try PNGEncoder().encode(JPEGSplitDecodeTests.photo(width: 300, height: 200))
+        #expect(try reduce.resample(rowsOf: ImageSource(data: png, name: "photo.png")) == nil)
+    }
+
+    /// Through ``ResizedFrameSource`` (what `imgtool resize` uses): a turned JPEG, a cut one and
+    /// a damaged one give what the resize of the decoded image gives: pixels, warnings, errors.
+    @Test func imagesThatAreNotStreamedFallBack() throws {
+        let bytes = try JPEGEncoder(quality: 90).encode(JPEGSplitDecodeTests.photo(width: 1024, height: 768))
+        let spec = try ResizeSpec(width: .pixels(256))
+        func resized(_ data: [UInt8], depth: SampleDepth?) throws(ImgToolError) -> Frame? {
+            let source = try ImageSource(data: data, name: "photo.jpg")
+            return try ResizedFrameSource(source, spec: spec).makeFrameReader(depth: depth).nextFrame()
+        }
+        // 16 bits are never streamed: the path every case must match.
+        func reference(_ data: [UInt8]) throws(ImgToolError) -> Frame? { try resized(data, depth: .sixteen) }
+
+        let plain = try #require(try resized(bytes, depth: nil))
+        #expect(plain.image.width == 256 && plain.image.height == 192)
+
+        // Turned (EXIF orientation 6): rows are not displayed rows, so not streamed.
+        let exif: [UInt8] =
+            Array("Exif".utf8) + [
+                0, 0, 0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0,
+            ]
+            + [0, 0, 0, 0]
+        let turned = JPEGCodecTests.inserting(app1: exif, into: bytes)
+        let turnedFrame = try #require(try resized(turned, depth: nil))
+        #expect(turnedFrame.image.width == 256 && turnedFrame.image.height == 341)
+        let decoded = try ImageSource(data: turned, name: "photo.jpg").frame(at: 0).image
+        #expect(
+            turnedFrame.image
+                == (try Resampler(from: PixelSize(width: 768, height: 1024), to: PixelSize(width: 256, height: 341))
+                    .resample(decoded)))
+
+        // Cut short: the error of the whole decode, naming the input.
+        let cut = Array(bytes.prefix(bytes.count * 9 / 10))
+        let streamedError = #expect(throws: ImgToolError.self) { try resized(cut, depth: nil) }
+        let wholeError = #expect(throws: ImgToolError.self) { try reference(cut) }
+        #expect(streamedError?.code == .truncated)
+        #expect(streamedError?.description == wholeError?.description)
+        #expect(streamedError?.description.contains("photo.jpg") == true)
+
+        // An EOI marker in the middle of the scan: libjpeg warns and fills the rest with grey.
+        var damaged = bytes
+        var at = bytes.count / 2
+        while damaged[at - 1] == 0xFF { at += 1 }
+        damaged[at] = 0xFF
+        damaged[at + 1] = 0xD9
+        do {
+            let frame = try #require(try resized(damaged, depth: nil))
+            let decodedDamaged = try ImageSource(data: damaged, name: "photo.jpg").frame(at: 0).image
+            #expect(frame.image.metadata?.warnings == decodedDamaged.metadata?.warnings)
+            #expect(frame.image.metadata?.warnings.isEmpty == false)
+            #expect(
+                frame.image
+                    == (try Resampler(from: PixelSize(width: 1024, height: 768), to: PixelSize(width: 256, height: 192))
+                        .resample(decodedDamaged)))
+        } catch {
+            let wholeError = #expect(throws: ImgToolError.self) { try reference(damaged) }
+            #expect((error as? ImgToolError)?.description == wholeError?.description)
+        }
+    }
+}
