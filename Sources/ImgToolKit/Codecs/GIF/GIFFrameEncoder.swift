@@ -95,38 +95,72 @@ struct GIFFrameEncoder {
     ///   - target: the whole canvas the decoder must show, ``width`` x ``height``.
     ///   - next: the frame after it (only its transparent pixels matter), or `nil` for the last.
     mutating func encode(target: [UInt32], delayCentiseconds: Int, next: [UInt32]?, into output: inout [UInt8]) {
+        output += plan(target: target, delayCentiseconds: delayCentiseconds, next: next).records()
+    }
+
+    /// A frame whose rectangle and disposal are decided, the encoder's canvas already past it:
+    /// what is left, compressing it, depends on nothing else, so it can run on another thread
+    /// while the caller prepares the next frame.
+    struct Planned: Sendable {
+        /// The encoder as it was before the frame (its canvas, tables and frame count).
+        fileprivate let before: GIFFrameEncoder
+        fileprivate let target: [UInt32]
+        fileprivate let rect: Rect
+        fileprivate let disposal: Int
+        fileprivate let delayCentiseconds: Int
+
+        /// The frame's records (Graphic Control Extension, image descriptor, local colour table,
+        /// image data).
+        /// - Parameter inParallel: encode the two ways of drawing a large rectangle on two
+        ///   cores. Default `true`.
+        func records(inParallel: Bool = true) -> [UInt8] {
+            // A frame cleared afterwards carries a transparent index even when it draws none:
+            // Pillow and ffmpeg clear to transparent only then (else to the background colour).
+            // Frame 0 of an animation with transparency carries one too: Pillow decodes every
+            // later frame without alpha unless frame 0 has a transparent index.
+            let best = before.encodeSmallest(
+                target, in: rect,
+                transparentIndex: disposal == 2 || (before.framesEncoded == 0 && before.hasTransparency),
+                inParallel: inParallel)
+            var output: [UInt8] = []
+            if before.isAnimated || best.transparentIndex != nil || disposal == 2 || delayCentiseconds != 0 {
+                output +=
+                    GIFGraphicControl(
+                        delayCentiseconds: min(max(delayCentiseconds, 0), 0xFFFF), disposalMethod: disposal,
+                        transparentIndex: best.transparentIndex
+                    ).serialized
+            }
+            output.append(0x2C)
+            for value in [rect.minX, rect.minY, rect.width, rect.height] {
+                output += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+            }
+            if let local = best.localTable {
+                let bits = GIFPixel.tableBits(forEntries: local.count)
+                output.append(0x80 | UInt8(bits - 1))
+                output += GIFPixel.colorTable(local, count: 1 << bits)
+            } else {
+                output.append(0)
+            }
+            output += best.data
+            return output
+        }
+    }
+
+    /// Decides how `target`, shown for `delayCentiseconds`, is stored (the rectangle that
+    /// changes, and the disposal that clears what `next` turns transparent) and moves
+    /// ``displayed`` past it; ``Planned/records(inParallel:)`` then compresses it.
+    /// - Parameters:
+    ///   - target: the whole canvas the decoder must show, ``width`` x ``height``.
+    ///   - next: the frame after it (only its transparent pixels matter), or `nil` for the last.
+    mutating func plan(target: [UInt32], delayCentiseconds: Int, next: [UInt32]?) -> Planned {
         var rect = framesEncoded == 0 ? Rect(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1) : differences(target)
         var clear = Rect.empty
         if let next { clear = cleared(target, next: next) }
         rect.formUnion(clear)
         if rect.isEmpty { rect = Rect(minX: 0, minY: 0, maxX: 0, maxY: 0) }
         let disposal = clear.isEmpty ? 1 : 2
-
-        // A frame cleared afterwards carries a transparent index even when it draws none: Pillow
-        // and ffmpeg clear to transparent only then (else to the background colour).
-        // Frame 0 of an animation with transparency carries one too: Pillow decodes every later
-        // frame without alpha unless frame 0 has a transparent index.
-        let best = encodeSmallest(
-            target, in: rect, transparentIndex: disposal == 2 || (framesEncoded == 0 && hasTransparency))
-        if isAnimated || best.transparentIndex != nil || disposal == 2 || delayCentiseconds != 0 {
-            output +=
-                GIFGraphicControl(
-                    delayCentiseconds: min(max(delayCentiseconds, 0), 0xFFFF), disposalMethod: disposal,
-                    transparentIndex: best.transparentIndex
-                ).serialized
-        }
-        output.append(0x2C)
-        for value in [rect.minX, rect.minY, rect.width, rect.height] {
-            output += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
-        }
-        if let local = best.localTable {
-            let bits = GIFPixel.tableBits(forEntries: local.count)
-            output.append(0x80 | UInt8(bits - 1))
-            output += GIFPixel.colorTable(local, count: 1 << bits)
-        } else {
-            output.append(0)
-        }
-        output += best.data
+        let planned = Planned(
+            before: self, target: target, rect: rect, disposal: disposal, delayCentiseconds: delayCentiseconds)
 
         // What the decoder shows next: the target, then this frame's disposal.
         displayed = target
@@ -139,6 +173,7 @@ struct GIFFrameEncoder {
             }
         }
         framesEncoded += 1
+        return planned
     }
 
     /// The bounding box of the pixels where `target` differs from ``displayed``.
@@ -183,7 +218,9 @@ struct GIFFrameEncoder {
     }
 
     /// Both ways of drawing the rectangle, the smaller one.
-    private func encodeSmallest(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
+    private func encodeSmallest(_ target: [UInt32], in rect: Rect, transparentIndex: Bool, inParallel: Bool)
+        -> Encoded
+    {
         let pixels = rect.width * rect.height
         let displayed = displayed
         let plan = self
@@ -205,7 +242,7 @@ struct GIFFrameEncoder {
                 ?? Encoded(localTable: nil, transparentIndex: nil, data: [])
         }
         let (opaque, transparent): (Encoded?, Encoded?)
-        if pixels >= Self.parallelPixels && availableProcessors > 1 {
+        if inParallel && pixels >= Self.parallelPixels && availableProcessors > 1 {
             (opaque, transparent) = forkJoin {
                 plan.encode(target, displayed: displayed, in: rect, variant: .opaqueUnchanged, transparentIndex)
             } alongside: {
@@ -220,7 +257,7 @@ struct GIFFrameEncoder {
         case (let opaque?, let transparent?): return opaque.size < transparent.size ? opaque : transparent
         case (let one?, nil), (nil, let one?): return one
         case (nil, nil) where transparentIndex:
-            return encodeSmallest(target, in: rect, transparentIndex: false)
+            return encodeSmallest(target, in: rect, transparentIndex: false, inParallel: inParallel)
         case (nil, nil):
             preconditionFailure("a frame with more colours than a GIF palette holds reached the encoder")
         }

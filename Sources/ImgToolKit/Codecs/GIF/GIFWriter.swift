@@ -107,10 +107,26 @@ struct GIFWriter {
             globalTable: global)
         var pending: (prepared: [UInt32], target: [UInt32], delay: Int)?
         var shownIndex = 0
-        var output: [UInt8] = []
+        // Large frames are compressed on a second thread while this one maps the next frame
+        // (the two LZW encodings of a frame then run one after the other, on that thread).
+        let pipelined = availableProcessors > 1 && info.width * info.height >= GIFFrameEncoder.parallelPixels
+        /// The canvas to write for `prepared`: itself, or mapped onto a palette.
+        func mapped(_ prepared: [UInt32], previous: [UInt32]?, displayed: [UInt32]) -> [UInt32] {
+            guard !analysis.fits[shownIndex] else { return prepared }
+            let colors = min(options.colors, 255)
+            if var own = mapper?.ownPalette(for: prepared, previousSource: previous, colors: colors) {
+                return own.map(
+                    prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
+                    dither: options.dither)
+            }
+            return mapper?.map(
+                prepared, width: info.width, height: info.height, previousSource: previous, displayed: displayed,
+                dither: options.dither) ?? prepared
+        }
         /// Takes the next shown frame, and writes the one before it.
         func add(_ prepared: [UInt32], index: Int, delay: Int) throws(ImgToolError) {
             defer { shownIndex += 1 }
+            var target: [UInt32]
             if var held = pending {
                 if !isGIF && held.prepared == prepared {
                     held.delay += delay
@@ -118,23 +134,22 @@ struct GIFWriter {
                     progress?(index + 1)
                     return
                 }
-                output.removeAll(keepingCapacity: true)
-                encoder.encode(target: held.target, delayCentiseconds: held.delay, next: prepared, into: &output)
-                try sink.append(output)
-            }
-            var target = prepared
-            if !analysis.fits[shownIndex] {
-                let colors = min(options.colors, 255)
-                if var own = mapper?.ownPalette(for: prepared, previousSource: pending?.prepared, colors: colors) {
-                    target = own.map(
-                        prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
-                        dither: options.dither)
+                let planned = encoder.plan(target: held.target, delayCentiseconds: held.delay, next: prepared)
+                let displayed = encoder.displayed
+                let records: [UInt8]
+                if pipelined {
+                    (records, target) = forkJoin {
+                        planned.records(inParallel: false)
+                    } alongside: {
+                        mapped(prepared, previous: held.prepared, displayed: displayed)
+                    }
                 } else {
-                    target =
-                        mapper?.map(
-                            prepared, width: info.width, height: info.height, previousSource: pending?.prepared,
-                            displayed: encoder.displayed, dither: options.dither) ?? prepared
+                    records = planned.records()
+                    target = mapped(prepared, previous: held.prepared, displayed: displayed)
                 }
+                try sink.append(records)
+            } else {
+                target = mapped(prepared, previous: nil, displayed: encoder.displayed)
             }
             pending = (prepared, target, delay)
             progress?(index + 1)
@@ -160,9 +175,7 @@ struct GIFWriter {
             try add(frame.pixels, index: frame.index, delay: frame.delay)
         }
         if let held = pending {
-            output.removeAll(keepingCapacity: true)
-            encoder.encode(target: held.target, delayCentiseconds: held.delay, next: nil, into: &output)
-            try sink.append(output)
+            try sink.append(encoder.plan(target: held.target, delayCentiseconds: held.delay, next: nil).records())
         } else {
             throw ImgToolError(.corrupt, "the image has no frames to write")
         }
