@@ -200,78 +200,126 @@ struct GIFPaletteMapper {
         return table
     }
 
+    /// Frames with at least this many pixels are mapped in two halves on two threads, each with
+    /// its own copy of the nearest-colour cells (merged afterwards).
+    static let parallelPixels = 32 * 1024
+
     private mutating func mapOrdered(
         _ source: [UInt32], width: Int, height: Int, previousSource: [UInt32]?, displayed: [UInt32]?, dithered: Bool,
         into target: inout [UInt32]
     ) {
         let offsets = offsets
-        let palette = palette
-        let exact = exact
         // Nothing shown: nothing kept, whatever the source was before.
         let keeps = displayed != nil
         let unchanged = keeps ? previousSource ?? [] : []
         let displayed = displayed ?? []
-        var mapper = self
-        defer { self = mapper }
+        let split =
+            height >= 2 && width * height >= Self.parallelPixels && availableProcessors > 1 ? height / 2 : 0
         source.withUnsafeBufferPointer { src in
             displayed.withUnsafeBufferPointer { shown in
                 unchanged.withUnsafeBufferPointer { before in
                     offsets.withUnsafeBufferPointer { offsets in
                         target.withUnsafeMutableBufferPointer { out in
-                            var lastPixel: UInt32 = 0
-                            var lastExact: UInt32? = nil
-                            for y in 0..<height {
-                                let row = y * width
-                                let pattern = (y & 7) * 8
-                                for x in 0..<width {
-                                    let position = row + x
-                                    let pixel = src[position]
-                                    if pixel == 0 { continue }
-                                    let kept = keeps ? shown[position] : 0
-                                    // A pixel that did not change keeps what is shown.
-                                    if kept != 0 && !before.isEmpty && before[position] == pixel {
-                                        out[position] = kept
-                                        continue
-                                    }
-                                    if pixel != lastPixel {
-                                        lastPixel = pixel
-                                        lastExact = exact.index(of: pixel).map { palette[Int($0)] }
-                                    }
-                                    var chosen: UInt32
-                                    if let lastExact {
-                                        chosen = lastExact
-                                    } else {
-                                        let (r, g, b) = GIFPixel.channels(pixel)
-                                        chosen = palette[mapper.nearest(r, g, b)]
-                                        if dithered && Self.distanceSquared(chosen, pixel) > 3 {
-                                            // Local contrast against the right and lower neighbours.
-                                            var contrast = 0
-                                            if x + 1 < width, src[position + 1] != 0 {
-                                                contrast = Self.difference(pixel, src[position + 1])
-                                            }
-                                            if y + 1 < height, src[position + width] != 0 {
-                                                contrast = max(contrast, Self.difference(pixel, src[position + width]))
-                                            }
-                                            let level = contrast <= 6 ? 8 : max(2, 8 - (contrast - 6) / 5)
-                                            let offset = Int(offsets[level * 64 + pattern + (x & 7)])
-                                            chosen =
-                                                palette[
-                                                    mapper.nearest(
-                                                        min(max(r + offset, 0), 255), min(max(g + offset, 0), 255),
-                                                        min(max(b + offset, 0), 255))]
-                                        }
-                                    }
-                                    if kept != 0 && chosen != kept
-                                        && Self.distanceSquared(kept, pixel) <= Self.distanceSquared(chosen, pixel)
-                                    {
-                                        chosen = kept
-                                    }
-                                    out[position] = chosen
+                            let frame = OrderedFrame(
+                                source: src, shown: shown, before: before, offsets: offsets, out: out, width: width,
+                                height: height, keeps: keeps, dithered: dithered)
+                            guard split > 0 else {
+                                mapOrderedRows(0..<height, of: frame)
+                                return
+                            }
+                            let lower = self
+                            let (lowerCells, _) = forkJoin(
+                                { () -> [UInt16] in
+                                    var mapper = lower
+                                    mapper.mapOrderedRows(split..<height, of: frame)
+                                    return mapper.cells
+                                },
+                                alongside: { mapOrderedRows(0..<split, of: frame) })
+                            // Keep what either half found for later frames.
+                            cells.withUnsafeMutableBufferPointer { cells in
+                                lowerCells.withUnsafeBufferPointer { found in
+                                    for cell in 0..<cells.count where cells[cell] == .max { cells[cell] = found[cell] }
                                 }
                             }
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// What ``mapOrderedRows(_:of:)`` reads and writes.
+    ///
+    /// `@unchecked Sendable`: the buffers belong to ``mapOrdered(_:width:height:previousSource:displayed:dithered:into:)``,
+    /// which returns only after both halves are done; the halves only read the inputs and write
+    /// their own rows of `out`.
+    private struct OrderedFrame: @unchecked Sendable {
+        let source: UnsafeBufferPointer<UInt32>
+        let shown: UnsafeBufferPointer<UInt32>
+        let before: UnsafeBufferPointer<UInt32>
+        let offsets: UnsafeBufferPointer<Int32>
+        let out: UnsafeMutableBufferPointer<UInt32>
+        let width: Int
+        let height: Int
+        let keeps: Bool
+        let dithered: Bool
+    }
+
+    /// Rows `rows` of an ordered (or undithered) mapping.
+    private mutating func mapOrderedRows(_ rows: Range<Int>, of frame: OrderedFrame) {
+        let palette = palette
+        let exact = exact
+        let (src, shown, before, offsets, out) = (frame.source, frame.shown, frame.before, frame.offsets, frame.out)
+        let (width, height, keeps, dithered) = (frame.width, frame.height, frame.keeps, frame.dithered)
+        var lastPixel: UInt32 = 0
+        var lastExact: UInt32? = nil
+        for y in rows {
+            let row = y * width
+            let pattern = (y & 7) * 8
+            for x in 0..<width {
+                let position = row + x
+                let pixel = src[position]
+                if pixel == 0 { continue }
+                let kept = keeps ? shown[position] : 0
+                // A pixel that did not change keeps what is shown.
+                if kept != 0 && !before.isEmpty && before[position] == pixel {
+                    out[position] = kept
+                    continue
+                }
+                if pixel != lastPixel {
+                    lastPixel = pixel
+                    lastExact = exact.index(of: pixel).map { palette[Int($0)] }
+                }
+                var chosen: UInt32
+                if let lastExact {
+                    chosen = lastExact
+                } else {
+                    let (r, g, b) = GIFPixel.channels(pixel)
+                    chosen = palette[nearest(r, g, b)]
+                    if dithered && Self.distanceSquared(chosen, pixel) > 3 {
+                        // Local contrast against the right and lower neighbours.
+                        var contrast = 0
+                        if x + 1 < width, src[position + 1] != 0 {
+                            contrast = Self.difference(pixel, src[position + 1])
+                        }
+                        if y + 1 < height, src[position + width] != 0 {
+                            contrast = max(contrast, Self.difference(pixel, src[position + width]))
+                        }
+                        let level = contrast <= 6 ? 8 : max(2, 8 - (contrast - 6) / 5)
+                        let offset = Int(offsets[level * 64 + pattern + (x & 7)])
+                        chosen =
+                            palette[
+                                nearest(
+                                    min(max(r + offset, 0), 255), min(max(g + offset, 0), 255),
+                                    min(max(b + offset, 0), 255))]
+                    }
+                }
+                if kept != 0 && chosen != kept
+                    && Self.distanceSquared(kept, pixel) <= Self.distanceSquared(chosen, pixel)
+                {
+                    chosen = kept
+                }
+                out[position] = chosen
             }
         }
     }
