@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 
 @testable import ImgToolKit
 
@@ -429,6 +430,42 @@ struct GIFWriterTests {
         try writer.write(source, into: &kept, progress: nil)
         #expect(kept.bytes == everything.bytes)
         #expect(try decode(kept.bytes).frames.count == 3)
+    }
+
+    @Test(arguments: [ImageWriteOptions.Dither.ordered, .none, .diffusion])
+    func twoThreadsWriteTheBytesOfOne(dither: ImageWriteOptions.Dither) throws {
+        // 320x200 frames (past both thresholds for a second thread): a noisy gradient whose hue
+        // jumps in frames 1 and 2 (whole frames change: palettes of their own), then changes
+        // only in a band (mapped onto the shared palette, the rest kept), a corner never.
+        var random = SeededRandom(seed: 21)
+        let noise = (0..<320 * 200).map { _ in Int(random.next() % 12) }
+        let images = (0..<6).map { frame -> PixelBuffer in
+            var samples = [UInt8](repeating: 255, count: 320 * 200 * 4)
+            for y in 0..<200 {
+                for x in 0..<320 {
+                    let at = (y * 320 + x) * 4
+                    let still = x < 60 && y < 40
+                    let shift = still ? 0 : frame < 3 || (100..<130).contains(y) ? frame * 70 : 140
+                    let noise = noise[y * 320 + x]
+                    samples[at] = UInt8((x * 255 / 320 + shift + noise) % 256)
+                    samples[at + 1] = UInt8((y * 255 / 200 + shift * 2) % 256)
+                    samples[at + 2] = UInt8(((x + y) * 128 / 520 + shift / 2 + noise) % 256)
+                }
+            }
+            return PixelBuffer(width: 320, height: 200, rgba8: samples)
+        }
+        let source = ArrayFrameSource(images: images, delaysMs: [80, 80, 80, 80, 80, 80])
+        var options = ImageWriteOptions()
+        options.dither = dither
+        var writer = GIFWriter(options: options)
+        var parallel = ByteSink()
+        writer.inParallel = true
+        try writer.write(source, into: &parallel, progress: nil)
+        var serial = ByteSink()
+        writer.inParallel = false
+        try writer.write(source, into: &serial, progress: nil)
+        #expect(parallel.bytes == serial.bytes)
+        #expect(try decode(parallel.bytes).frames.count == 6)
     }
 
     @Test func largeNoiseRoundTripsThroughTableResets() async throws {

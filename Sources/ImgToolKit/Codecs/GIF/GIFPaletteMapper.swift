@@ -22,6 +22,8 @@ struct GIFPaletteMapper {
     private var cells: [UInt16]
     /// A typical distance between neighbouring palette colours, in sRGB levels.
     private let spread: Float
+    /// Whether large frames are mapped in two halves on two threads (see ``parallelPixels``).
+    let inParallel: Bool
 
     private static let bayer: [Float] = {
         let matrix: [Int] = [
@@ -33,8 +35,11 @@ struct GIFPaletteMapper {
         return matrix.map { (Float($0) + 0.5) / 64 - 0.5 }
     }()
 
-    init(palette: [UInt32]) {
+    /// A mapper onto `palette`; `inParallel` as ``inParallel``, by default when there are two
+    /// processors or more.
+    init(palette: [UInt32], inParallel: Bool = availableProcessors > 1) {
         self.palette = palette
+        self.inParallel = inParallel
         let lab = palette.map {
             let (r, g, b) = GIFPixel.channels($0)
             return OkLab(red: Float(r), green: Float(g), blue: Float(b))
@@ -125,14 +130,15 @@ struct GIFPaletteMapper {
             }
             seen += 1
         }
-        var estimate = GIFPaletteMapper(palette: GIFQuantizer.palette(from: training, count: colors, iterations: 2))
+        var estimate = GIFPaletteMapper(
+            palette: GIFQuantizer.palette(from: training, count: colors, iterations: 2), inParallel: inParallel)
         guard estimate.squaredError(of: judged) * 2 <= squaredError(of: judged) else { return nil }
 
         var histogram = GIFHistogram()
         for position in 0..<source.count where source[position] != 0 {
             histogram.add(source[position], weight: 1)
         }
-        return GIFPaletteMapper(palette: GIFQuantizer.palette(from: histogram, count: colors))
+        return GIFPaletteMapper(palette: GIFQuantizer.palette(from: histogram, count: colors), inParallel: inParallel)
     }
 
     /// The summed squared sRGB distance from each of `pixels` to its nearest palette colour.
@@ -214,7 +220,7 @@ struct GIFPaletteMapper {
         let unchanged = keeps ? previousSource ?? [] : []
         let displayed = displayed ?? []
         let split =
-            height >= 2 && width * height >= Self.parallelPixels && availableProcessors > 1 ? height / 2 : 0
+            inParallel && height >= 2 && width * height >= Self.parallelPixels ? height / 2 : 0
         source.withUnsafeBufferPointer { src in
             displayed.withUnsafeBufferPointer { shown in
                 unchanged.withUnsafeBufferPointer { before in

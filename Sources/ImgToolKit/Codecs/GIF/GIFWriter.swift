@@ -44,6 +44,11 @@ struct GIFWriter {
     /// whatever the frame count.
     var keptBytes = 64 << 20
 
+    /// Whether large frames use a second thread: one frame compressed while the next is
+    /// mapped, and a frame mapped in two halves. The bytes are the same either way; tests turn
+    /// it off to check that.
+    var inParallel = availableProcessors > 1
+
     /// Writes `source` into `sink`.
     /// - Throws: ``ImgToolError``: `invalidArgument` for options out of range or a canvas larger
     ///   than 65535 pixels a side; decoding errors from `source`; `writeFailed`; `cancelled`.
@@ -80,7 +85,7 @@ struct GIFWriter {
         } else {
             let histogram = analysis.histogram ?? GIFHistogram()
             let palette = GIFQuantizer.palette(from: histogram, count: min(options.colors, 255))
-            mapper = GIFPaletteMapper(palette: palette)
+            mapper = GIFPaletteMapper(palette: palette, inParallel: inParallel)
             global = palette
         }
         let reserve = shown > 1 || analysis.hasTransparency ? 1 : 0
@@ -109,7 +114,7 @@ struct GIFWriter {
         var shownIndex = 0
         // Large frames are compressed on a second thread while this one maps the next frame
         // (the two LZW encodings of a frame then run one after the other, on that thread).
-        let pipelined = availableProcessors > 1 && info.width * info.height >= GIFFrameEncoder.parallelPixels
+        let pipelined = inParallel && info.width * info.height >= GIFFrameEncoder.parallelPixels
         /// The canvas to write for `prepared`: itself, or mapped onto a palette.
         func mapped(_ prepared: [UInt32], previous: [UInt32]?, displayed: [UInt32]) -> [UInt32] {
             guard !analysis.fits[shownIndex] else { return prepared }
