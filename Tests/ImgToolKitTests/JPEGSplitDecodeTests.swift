@@ -25,16 +25,40 @@ struct JPEGSplitDecodeTests {
     }
 
     /// Both decodes of `bytes`: in two parts (as imgtool does) and in one piece.
-    static func bothDecodes(_ bytes: [UInt8], orientation: ImageOrientation = .up) throws(ImgToolError) -> (
-        split: (image: PixelBuffer, warnings: [String]), whole: (image: PixelBuffer, warnings: [String])
-    ) {
+    static func bothDecodes(_ bytes: [UInt8], scaleDenominator: Int = 1, orientation: ImageOrientation = .up)
+        throws(ImgToolError) -> (
+            split: (image: PixelBuffer, warnings: [String]), whole: (image: PixelBuffer, warnings: [String])
+        )
+    {
         var single = JPEGDecoder(limits: .default)
         single.splitPolicy = .never
         var twoParts = JPEGDecoder(limits: .default)
         twoParts.splitPolicy = .always
-        let split = try twoParts.decode(bytes, orientation: orientation)
-        let whole = try single.decode(bytes, orientation: orientation)
+        let split = try twoParts.decode(bytes, scaleDenominator: scaleDenominator, orientation: orientation)
+        let whole = try single.decode(bytes, scaleDenominator: scaleDenominator, orientation: orientation)
         return (split, whole)
+    }
+
+    @Test func scaledDecodesSplitToo() throws {
+        // 2100x2050 at 1/2 is 1050x1025, just past the split threshold; at 1/4 it is not split.
+        for quality in [70, 95] {  // 4:2:0 and 4:4:4
+            let bytes = try JPEGEncoder(quality: quality).encode(Self.photo(width: 2100, height: 2050))
+            let header = try JPEGDecoder(limits: .default).header(of: bytes)
+            if availableProcessors > 1 {
+                #expect(
+                    JPEGDecoder.splitRow(
+                        header: header, output: PixelSize(width: 1050, height: 1025), scaleDenominator: 2) != nil)
+            }
+            for denominator in [2, 4] {
+                for orientation in [ImageOrientation.up, .right] {
+                    let (split, whole) = try Self.bothDecodes(
+                        bytes, scaleDenominator: denominator, orientation: orientation)
+                    #expect(split.warnings.isEmpty && whole.warnings.isEmpty)
+                    let mismatch = firstMismatch(split.image, whole.image)
+                    #expect(mismatch == nil, "1/\(denominator) \(orientation) q\(quality): \(mismatch ?? "")")
+                }
+            }
+        }
     }
 
     // 1024x1024 is the smallest image that is split; 1100x1003 has partial MCUs at both edges.
@@ -66,7 +90,7 @@ struct JPEGSplitDecodeTests {
         }
     }
 
-    @Test func smallProgressiveAndScaledImagesAreNotSplit() throws {
+    @Test func smallAndProgressiveImagesAreNotSplit() throws {
         let bytes = try JPEGEncoder(quality: 80).encode(Self.photo(width: 1024, height: 1024))
         let header = try JPEGDecoder(limits: .default).header(of: bytes)
         #expect(
@@ -74,7 +98,7 @@ struct JPEGSplitDecodeTests {
                 == nil)
         #expect(
             JPEGDecoder.splitRow(header: header, output: PixelSize(width: 512, height: 512), scaleDenominator: 2) == nil
-        )
+        )  // too small at that scale
         let progressive = try JPEGEncoder(quality: 80, progressive: true).encode(Self.photo(width: 1024, height: 1024))
         let progressiveHeader = try JPEGDecoder(limits: .default).header(of: progressive)
         #expect(

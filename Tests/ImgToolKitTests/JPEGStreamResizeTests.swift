@@ -13,11 +13,13 @@ struct JPEGStreamResizeTests {
     struct PolicySource: RowStreamingSource {
         let bytes: [UInt8]
         let policy: JPEGDecoder.SplitPolicy
+        let scaleDenominator: Int
         let info: ImageInfo
 
-        init(_ bytes: [UInt8], policy: JPEGDecoder.SplitPolicy) throws {
+        init(_ bytes: [UInt8], policy: JPEGDecoder.SplitPolicy, scaleDenominator: Int = 1) throws {
             self.bytes = bytes
             self.policy = policy
+            self.scaleDenominator = scaleDenominator
             info = try ImageSource(data: bytes, name: "photo.jpg").info
         }
 
@@ -28,7 +30,7 @@ struct JPEGStreamResizeTests {
         func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
             var decoder = JPEGDecoder(limits: .default)
             decoder.splitPolicy = policy
-            return try decoder.stream(bytes, scaleDenominator: 1, to: consumer)
+            return try decoder.stream(bytes, scaleDenominator: scaleDenominator, to: consumer)
         }
     }
 
@@ -71,6 +73,20 @@ struct JPEGStreamResizeTests {
                 #expect(image == expected, "\(source) -> \(resampler.outputSize), \(policy)")
                 #expect(image.metadata?.format == .jpeg)
             }
+        }
+    }
+
+    @Test func aScaledDecodeIsStreamedToo() throws {
+        // 2100x2050 at 1/2 (1050x1025, split on two threads) to 300 wide.
+        let bytes = try JPEGEncoder(quality: 80).encode(JPEGSplitDecodeTests.photo(width: 2100, height: 2050))
+        var decoder = JPEGDecoder(limits: .default)
+        decoder.splitPolicy = .never
+        let half = try decoder.decode(bytes, scaleDenominator: 2).image
+        let resampler = try Resampler(from: PixelSize(width: 1050, height: 1025), to: PixelSize(width: 300, height: 293))
+        let expected = try resampler.resample(half)
+        for policy in [JPEGDecoder.SplitPolicy.always, .never] {
+            let source = try PolicySource(bytes, policy: policy, scaleDenominator: 2)
+            #expect(try resampler.resample(rowsOf: source) == expected, "\(policy)")
         }
     }
 

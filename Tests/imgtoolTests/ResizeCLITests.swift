@@ -31,7 +31,7 @@ struct ResizeCLITests {
         let reference = try pixels(folder + "/reference.png")
         #expect(try pixels(folder + "/exact.png") == reference)
 
-        // The thumbnail is filtered from a smaller decode (80x50, twice the output): the same
+        // The thumbnail is filtered from a smaller decode (160x100, four times the output): the same
         // picture, not the same samples.
         let thumbnail = try CLIRunner.run(["resize", "photo.jpg", "thumb.png", "--size", "40"], in: folder)
         #expect(thumbnail.status == 0, "\(thumbnail.stderr)")

@@ -110,7 +110,7 @@ struct JPEGDecoder: Sendable {
                 if let split,
                     Self.decodeInTwo(
                         bytes, first: reader, split: split, limits: limits, into: raw, size: output,
-                        orientation: orientation)
+                        scaleDenominator: scaleDenominator, orientation: orientation)
                 {
                     return
                 }
@@ -233,9 +233,9 @@ struct JPEGDecoder: Sendable {
     /// against the tenth of a millisecond that starting a thread and a second reader costs).
     static let splitThreshold = 1 << 20
 
-    /// The stored (output) row at which a second thread takes over, or `nil` to decode on one
-    /// thread: a sequential (not progressive) image of a million pixels or more, decoded at full
-    /// size with clean markers, on a machine with two processors or more.
+    /// The output row at which a second thread takes over, or `nil` to decode on one thread: a
+    /// sequential (not progressive) image with clean markers whose output (at full size or DCT
+    /// scaled) has a million pixels or more, on a machine with two processors or more.
     ///
     /// The second thread skips the rows above the split (`jpeg_skip_scanlines`: their Huffman
     /// data is read, about 45 % of a photo's decoding, but no pixels are made), then decodes the
@@ -246,7 +246,7 @@ struct JPEGDecoder: Sendable {
     static func splitRow(header: JPEGHeader, output: PixelSize, scaleDenominator: Int, firstShare: Int = 62)
         -> Int?
     {
-        guard availableProcessors > 1, !header.isProgressive, scaleDenominator == 1, header.warnings.isEmpty,
+        guard availableProcessors > 1, !header.isProgressive, header.warnings.isEmpty,
             output.width * output.height >= splitThreshold, output.height >= 64
         else { return nil }
         let split = (output.height * firstShare / 100) & ~15
@@ -299,7 +299,7 @@ struct JPEGDecoder: Sendable {
     /// a decode in one piece.
     private static func decodeInTwo(
         _ bytes: UnsafeBufferPointer<UInt8>, first: JPEGReader, split: Int, limits: DecodingLimits,
-        into raw: UnsafeMutableRawBufferPointer, size: PixelSize, orientation: ImageOrientation
+        into raw: UnsafeMutableRawBufferPointer, size: PixelSize, scaleDenominator: Int, orientation: ImageOrientation
     ) -> Bool {
         let shared = SplitMemory(bytes: bytes, pixels: raw)
         let (tail, head) = forkJoin(
@@ -308,7 +308,7 @@ struct JPEGDecoder: Sendable {
                     let second = try JPEGReader(bytes: shared.bytes, limits: limits)
                     defer { second.close() }
                     _ = try second.readHeader()
-                    _ = try second.start(scaleDenominator: 1)
+                    _ = try second.start(scaleDenominator: scaleDenominator)
                     try second.skipRows(split)
                     try second.readRows(
                         into: shared.pixels, size: size, orientation: orientation, rows: split..<size.height)
