@@ -82,7 +82,8 @@ struct JPEGStreamResizeTests {
         var decoder = JPEGDecoder(limits: .default)
         decoder.splitPolicy = .never
         let half = try decoder.decode(bytes, scaleDenominator: 2).image
-        let resampler = try Resampler(from: PixelSize(width: 1050, height: 1025), to: PixelSize(width: 300, height: 293))
+        let resampler = try Resampler(
+            from: PixelSize(width: 1050, height: 1025), to: PixelSize(width: 300, height: 293))
         let expected = try resampler.resample(half)
         for policy in [JPEGDecoder.SplitPolicy.always, .never] {
             let source = try PolicySource(bytes, policy: policy, scaleDenominator: 2)
