@@ -101,9 +101,7 @@ struct JPEGDecoder: Sendable {
             try limits.checkPixels(width: header.width, height: header.height)
             let output = try reader.start(scaleDenominator: scaleDenominator)
             let shown = orientation.displayedSize(of: output)
-            let wantsSplit = splitPolicy == .always || (splitPolicy == .whenIdle && Self.hasIdleProcessor())
-            let split =
-                wantsSplit ? Self.splitRow(header: header, output: output, scaleDenominator: scaleDenominator) : nil
+            let split = splitRow(header: header, output: output, scaleDenominator: scaleDenominator)
             var warnings: [String] = []
             var image = try PixelBuffer(width: shown.width, height: shown.height, depth: .eight) {
                 (raw: UnsafeMutableRawBufferPointer) throws(ImgToolError) in
@@ -172,14 +170,11 @@ struct JPEGDecoder: Sendable {
                 try limits.checkPixels(width: header.width, height: header.height)
                 let size = try reader.start(scaleDenominator: scaleDenominator)
                 guard size == consumer.sourceSize, header.warnings.isEmpty else { return nil }
-                let wantsSplit = splitPolicy == .always || (splitPolicy == .whenIdle && Self.hasIdleProcessor())
                 // Each thread also filters its rows, work the second thread's skipped rows do not
                 // have: the split moves towards the middle (see splitRow).
-                let split =
-                    wantsSplit
-                    ? Self.splitRow(
-                        header: header, output: size, scaleDenominator: scaleDenominator,
-                        firstShare: Self.streamingFirstShare) : nil
+                let split = splitRow(
+                    header: header, output: size, scaleDenominator: scaleDenominator,
+                    firstShare: Self.streamingFirstShare)
                 let bands = Array(consumer.bands(splittingNear: split).enumerated())
                 guard let first = bands.first, let last = bands.last else { return nil }
                 if split != nil, bands.count == 2 {
@@ -228,6 +223,19 @@ struct JPEGDecoder: Sendable {
     /// The first thread's share of the rows, in percent, when decoding into a consumer that
     /// filters every row (see ``stream(_:scaleDenominator:to:)``).
     static let streamingFirstShare = 60
+
+    /// ``splitRow(header:output:scaleDenominator:firstShare:)`` as ``splitPolicy`` allows: with
+    /// ``SplitPolicy/whenIdle``, only when a processor is idle, asked only of images large enough
+    /// to split (asking can take 0.4 ms on a busy machine).
+    private func splitRow(header: JPEGHeader, output: PixelSize, scaleDenominator: Int, firstShare: Int = 62)
+        -> Int?
+    {
+        guard splitPolicy != .never,
+            let row = Self.splitRow(
+                header: header, output: output, scaleDenominator: scaleDenominator, firstShare: firstShare)
+        else { return nil }
+        return splitPolicy == .always || Self.hasIdleProcessor() ? row : nil
+    }
 
     /// Least stored pixels for a decode in two parts (one million: about 3 ms of decoding,
     /// against the tenth of a millisecond that starting a thread and a second reader costs).
