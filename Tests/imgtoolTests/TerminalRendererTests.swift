@@ -9,12 +9,12 @@ struct TerminalRendererTests {
     func areaAverage() {
         // 3x1: red, green, blue at full alpha; 2x1 output takes 1.5 source pixels each.
         let image = PixelBuffer(width: 3, height: 1, rgba8: [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255])
-        let scaled = AreaScaler.scale(image, toWidth: 2, height: 1)
+        let scaled = ScaledImage(scaling: image, toWidth: 2, height: 1)
         // Left: 2/3 red + 1/3 green; right: 1/3 green + 2/3 blue.
         #expect(scaled.pixels == [0xAA_5500, 0x0055AA])
         // Half-transparent white over black is mid grey.
         let translucent = PixelBuffer(width: 1, height: 1, rgba8: [255, 255, 255, 128])
-        #expect(AreaScaler.scale(translucent, toWidth: 1, height: 1).pixels == [0x80_8080])
+        #expect(ScaledImage(scaling: translucent, toWidth: 1, height: 1).pixels == [0x80_8080])
     }
 
     @Test(
@@ -29,8 +29,9 @@ struct TerminalRendererTests {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: state >> 56)
         }
-        let scaled = AreaScaler.scale(
-            PixelBuffer(width: sourceWidth, height: sourceHeight, rgba8: samples), toWidth: width, height: height)
+        let scaled = ScaledImage(
+            scaling:
+                PixelBuffer(width: sourceWidth, height: sourceHeight, rgba8: samples), toWidth: width, height: height)
         // Reference: each output pixel is the coverage-weighted mean of premultiplied colour.
         let xRatio = Double(sourceWidth) / Double(width)
         let yRatio = Double(sourceHeight) / Double(height)
@@ -59,8 +60,8 @@ struct TerminalRendererTests {
 
     @Test("fitting keeps the aspect ratio")
     func fit() {
-        #expect(AreaScaler.fit(width: 480, height: 270, boxWidth: 100, boxHeight: 78) == (100, 56))
-        #expect(AreaScaler.fit(width: 40, height: 20, boxWidth: 60, boxHeight: 38) == (60, 30))
+        #expect(ScaledImage.fit(width: 480, height: 270, boxWidth: 100, boxHeight: 78) == (100, 56))
+        #expect(ScaledImage.fit(width: 40, height: 20, boxWidth: 60, boxHeight: 38) == (60, 30))
     }
 
     @Test("half-block cells: a whole first frame, then only the cells that changed")

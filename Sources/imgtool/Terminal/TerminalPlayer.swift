@@ -101,7 +101,7 @@ final class TerminalPlayer {
                 source,
                 transform: { frame in
                     let current = layout.state.withLock { $0 }
-                    let image = AreaScaler.scale(frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
+                    let image = ScaledImage(scaling: frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
                     return Rendered(image: image, generation: current.generation)
                 },
                 cache: cache,
@@ -197,7 +197,7 @@ final class TerminalPlayer {
         var next = previous
         switch graphics {
         case .halfblock, .auto:
-            var fitted = AreaScaler.fit(width: info.width, height: info.height, boxWidth: columns, boxHeight: rows * 2)
+            var fitted = ScaledImage.fit(width: info.width, height: info.height, boxWidth: columns, boxHeight: rows * 2)
             if fitted.height % 2 == 1 { fitted.height += fitted.height < rows * 2 ? 1 : -1 }
             next.pixelWidth = fitted.width
             next.pixelHeight = max(fitted.height, 2)
@@ -206,7 +206,7 @@ final class TerminalPlayer {
         case .kitty, .sixel:
             let cellWidth = size.pixelWidth > 0 ? max(size.pixelWidth / size.columns, 1) : 10
             let cellHeight = size.pixelHeight > 0 ? max(size.pixelHeight / size.rows, 1) : 20
-            let fitted = AreaScaler.fit(
+            let fitted = ScaledImage.fit(
                 width: info.width, height: info.height, boxWidth: columns * cellWidth, boxHeight: rows * cellHeight)
             next.pixelWidth = fitted.width
             next.pixelHeight = fitted.height

@@ -1,1 +1,0 @@
-../../../../Sources/imgtool/Terminal/AreaScaler.swift
