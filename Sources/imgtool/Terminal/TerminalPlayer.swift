@@ -101,7 +101,8 @@ final class TerminalPlayer {
                 source,
                 transform: { frame in
                     let current = layout.state.withLock { $0 }
-                    let image = ScaledImage(scaling: frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
+                    let image = ScaledImage(
+                        scaling: frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
                     return Rendered(image: image, generation: current.generation)
                 },
                 cache: cache,
