@@ -83,7 +83,8 @@ public struct ResizedFrameSource: FrameSource {
     /// - Throws: ``ImgToolError`` from the base.
     ///
     /// A one-frame base that streams its rows (a JPEG) is resized as it is decoded, when the
-    /// depth asked for is 8 bits or the base's (see ``Resampler/resample(rowsOf:)``).
+    /// depth asked for is 8 bits or the base's: its rows go into the resampler as they are made,
+    /// and the full-size image is never held.
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         if depth != .sixteen, let streaming = base as? any RowStreamingSource {
             return StreamedResizeReader(
