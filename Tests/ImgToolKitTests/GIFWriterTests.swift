@@ -421,15 +421,25 @@ struct GIFWriterTests {
             randomImage(40, 30, colors: few, seed: 14),
         ]
         let source = ArrayFrameSource(images: images, delaysMs: [100, 0, 50, 100, 100])
-        var everything = ByteSink()
-        var writer = GIFWriter(options: ImageWriteOptions())
-        writer.keptBytes = 0
-        try writer.write(source, into: &everything, progress: nil)
-        var kept = ByteSink()
-        writer.keptBytes = keptBytes
-        try writer.write(source, into: &kept, progress: nil)
-        #expect(kept.bytes == everything.bytes)
-        #expect(try decode(kept.bytes).frames.count == 3)
+        let (everything, kept) = try bothWrites(
+            source, GIFWriter(options: ImageWriteOptions()), setting: \.keptBytes, 0, keptBytes)
+        #expect(kept == everything)
+        #expect(try decode(kept).frames.count == 3)
+    }
+
+    /// `source` written by `writer` with `setting` at `first`, then at `second`.
+    private func bothWrites<Value>(
+        _ source: some FrameSource, _ writer: GIFWriter, setting: WritableKeyPath<GIFWriter, Value>, _ first: Value,
+        _ second: Value
+    ) throws -> ([UInt8], [UInt8]) {
+        var writer = writer
+        var one = ByteSink()
+        writer[keyPath: setting] = first
+        try writer.write(source, into: &one, progress: nil)
+        var other = ByteSink()
+        writer[keyPath: setting] = second
+        try writer.write(source, into: &other, progress: nil)
+        return (one.bytes, other.bytes)
     }
 
     @Test(arguments: [ImageWriteOptions.Dither.ordered, .none, .diffusion])
@@ -457,15 +467,9 @@ struct GIFWriterTests {
         let source = ArrayFrameSource(images: images, delaysMs: [80, 80, 80, 80, 80, 80])
         var options = ImageWriteOptions()
         options.dither = dither
-        var writer = GIFWriter(options: options)
-        var parallel = ByteSink()
-        writer.inParallel = true
-        try writer.write(source, into: &parallel, progress: nil)
-        var serial = ByteSink()
-        writer.inParallel = false
-        try writer.write(source, into: &serial, progress: nil)
-        #expect(parallel.bytes == serial.bytes)
-        #expect(try decode(parallel.bytes).frames.count == 6)
+        let (parallel, serial) = try bothWrites(source, GIFWriter(options: options), setting: \.inParallel, true, false)
+        #expect(parallel == serial)
+        #expect(try decode(parallel).frames.count == 6)
     }
 
     @Test func largeNoiseRoundTripsThroughTableResets() async throws {

@@ -178,36 +178,20 @@ struct JPEGDecoder: Sendable {
                 let bands = Array(consumer.bands(splittingNear: split).enumerated())
                 guard let first = bands.first, let last = bands.last else { return nil }
                 if split != nil, bands.count == 2 {
-                    let shared = SharedBytes(bytes: bytes)
-                    let limits = limits
-                    let (tail, head) = forkJoin(
-                        { () -> Bool in
-                            do throws(ImgToolError) {
-                                let second = try JPEGReader(bytes: shared.bytes, limits: limits)
-                                defer { second.close() }
-                                _ = try second.readHeader()
-                                _ = try second.start(scaleDenominator: scaleDenominator)
-                                try second.stream(
-                                    [last], from: last.element.lowerBound, to: size.height, width: size.width,
-                                    into: consumer)
-                                try second.finish()
-                                return second.warningCount == 0
-                            } catch {
-                                return false
-                            }
+                    let done = Self.inTwo(
+                        bytes, first: reader, limits: limits, scaleDenominator: scaleDenominator,
+                        head: { reader throws(ImgToolError) in
+                            try reader.stream(
+                                [first], from: first.element.lowerBound, to: first.element.upperBound,
+                                width: size.width, into: consumer)
                         },
-                        alongside: { () -> Bool in
-                            do throws(ImgToolError) {
-                                try reader.stream(
-                                    [first], from: first.element.lowerBound, to: first.element.upperBound,
-                                    width: size.width, into: consumer)
-                                return reader.warningCount == 0
-                            } catch {
-                                return false
-                            }
+                        tail: { reader throws(ImgToolError) in
+                            try reader.stream(
+                                [last], from: last.element.lowerBound, to: size.height, width: size.width,
+                                into: consumer)
                         })
                     if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding") }
-                    return head && tail ? header.metadata(warnings: []) : nil
+                    return done ? header.metadata(warnings: []) : nil
                 }
                 let start = bands.map(\.element.lowerBound).min() ?? 0
                 try reader.stream(bands, from: start, to: size.height, width: size.width, into: consumer)
@@ -309,17 +293,36 @@ struct JPEGDecoder: Sendable {
         _ bytes: UnsafeBufferPointer<UInt8>, first: JPEGReader, split: Int, limits: DecodingLimits,
         into raw: UnsafeMutableRawBufferPointer, size: PixelSize, scaleDenominator: Int, orientation: ImageOrientation
     ) -> Bool {
-        let shared = SplitMemory(bytes: bytes, pixels: raw)
-        let (tail, head) = forkJoin(
+        let pixels = SplitPixels(pixels: raw)
+        return inTwo(
+            bytes, first: first, limits: limits, scaleDenominator: scaleDenominator,
+            head: { reader throws(ImgToolError) in
+                try reader.readRows(into: raw, size: size, orientation: orientation, rows: 0..<split)
+            },
+            tail: { reader throws(ImgToolError) in
+                try reader.skipRows(split)
+                try reader.readRows(
+                    into: pixels.pixels, size: size, orientation: orientation, rows: split..<size.height)
+            })
+    }
+
+    /// Runs `head` with `first` while a second thread runs `tail` with a reader of its own,
+    /// started at `scaleDenominator`, then reads the end of the data with it; returns whether
+    /// both finished without an error or a warning.
+    private static func inTwo(
+        _ bytes: UnsafeBufferPointer<UInt8>, first: JPEGReader, limits: DecodingLimits, scaleDenominator: Int,
+        head: (JPEGReader) throws(ImgToolError) -> Void,
+        tail: @escaping @Sendable (JPEGReader) throws(ImgToolError) -> Void
+    ) -> Bool {
+        let shared = SharedBytes(bytes: bytes)
+        let (tailDone, headDone) = forkJoin(
             { () -> Bool in
                 do throws(ImgToolError) {
                     let second = try JPEGReader(bytes: shared.bytes, limits: limits)
                     defer { second.close() }
                     _ = try second.readHeader()
                     _ = try second.start(scaleDenominator: scaleDenominator)
-                    try second.skipRows(split)
-                    try second.readRows(
-                        into: shared.pixels, size: size, orientation: orientation, rows: split..<size.height)
+                    try tail(second)
                     try second.finish()
                     return second.warningCount == 0
                 } catch {
@@ -328,28 +331,26 @@ struct JPEGDecoder: Sendable {
             },
             alongside: { () -> Bool in
                 do throws(ImgToolError) {
-                    try first.readRows(into: raw, size: size, orientation: orientation, rows: 0..<split)
+                    try head(first)
                     return first.warningCount == 0
                 } catch {
                     return false
                 }
             })
-        return head && tail
+        return headDone && tailDone
     }
 }
 
-/// The JPEG's bytes and the displayed image's memory, handed to the second thread of a split
-/// decode.
+/// The displayed image's memory, handed to the second thread of a split decode.
 ///
-/// `@unchecked Sendable`: both belong to the caller of ``forkJoin(_:alongside:)``, which returns
-/// only after the second thread has finished; that thread only reads the bytes and writes the
-/// rows below the split, which the first thread never touches.
-private struct SplitMemory: @unchecked Sendable {
-    let bytes: UnsafeBufferPointer<UInt8>
+/// `@unchecked Sendable`: it belongs to the caller of ``forkJoin(_:alongside:)``, which returns
+/// only after the second thread has finished; that thread only writes the rows below the split,
+/// which the first thread never touches.
+private struct SplitPixels: @unchecked Sendable {
     let pixels: UnsafeMutableRawBufferPointer
 }
 
-/// The JPEG's bytes, handed to the second thread of a streamed decode.
+/// The JPEG's bytes, handed to the second thread of a decode in two parts.
 ///
 /// `@unchecked Sendable`: they belong to the caller of ``forkJoin(_:alongside:)``, which returns
 /// only after the second thread has finished, and are only read.
