@@ -4,9 +4,9 @@ import Testing
 @testable import ImgToolKit
 
 /// A JPEG resized as it is decoded (its rows going straight into the resampler, in two bands on
-/// two threads when the decode splits) gives exactly the resize of the image decoded whole; an
-/// image that cannot be streamed (turned, damaged, cut short) falls back to that path, with its
-/// errors and warnings.
+/// two threads when the decode splits) gives exactly the resize of the image decoded whole (one
+/// shown turned: within 1, the passes running in the other order); an image that cannot be
+/// streamed (damaged, cut short) falls back to that path, with its errors and warnings.
 @Suite("JPEG resized as it is decoded", .timeLimit(.minutes(5)))
 struct JPEGStreamResizeTests {
     /// A JPEG decoded by a ``JPEGDecoder`` with a given split policy, as a row-streaming source.
@@ -15,6 +15,7 @@ struct JPEGStreamResizeTests {
         let policy: JPEGDecoder.SplitPolicy
         let scaleDenominator: Int
         let info: ImageInfo
+        var rowOrientation: ImageOrientation { .up }
 
         init(_ bytes: [UInt8], policy: JPEGDecoder.SplitPolicy, scaleDenominator: Int = 1) throws {
             self.bytes = bytes
@@ -91,6 +92,36 @@ struct JPEGStreamResizeTests {
         }
     }
 
+    /// `bytes` with an EXIF orientation tag.
+    static func turned(_ bytes: [UInt8], _ orientation: ImageOrientation) -> [UInt8] {
+        let exif: [UInt8] =
+            Array("Exif".utf8) + [0, 0, 0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0]
+            + [UInt8(orientation.rawValue), 0, 0, 0, 0, 0, 0]
+        return JPEGCodecTests.inserting(app1: exif, into: bytes)
+    }
+
+    @Test(arguments: ImageOrientation.allCases)
+    func aTurnedJPEGIsStreamedInStoredOrder(orientation: ImageOrientation) throws {
+        let bytes = Self.turned(
+            try JPEGEncoder(quality: 85).encode(JPEGSplitDecodeTests.photo(width: 1100, height: 1003)), orientation)
+        for spec in [
+            try ResizeSpec(width: .pixels(301)), try ResizeSpec(width: .pixels(300), height: .pixels(200), fit: .cover),
+        ] {
+            let source = try ImageSource(data: bytes, name: "photo.jpg")
+            #expect(source.rowOrientation == orientation)
+            let resized = try ResizedFrameSource(source, spec: spec)
+            let streamed = try #require(try resized.resampler.resample(rowsOf: source), "\(orientation) not streamed")
+            let frame = try #require(try resized.makeFrameReader(depth: nil).nextFrame())
+            #expect(frame.image == streamed)
+            // The resize of the image decoded and turned first, within 1 in every sample.
+            let expected = try resized.resampler.resample(try source.frame(at: 0).image)
+            let (a, b) = (try #require(streamed.rgba8), try #require(expected.rgba8))
+            #expect(streamed.width == expected.width && streamed.height == expected.height)
+            let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(orientation) \(spec): largest difference \(worst)")
+        }
+    }
+
     @Test func identityAndPreReducedResizesAreNotStreamed() throws {
         let bytes = try JPEGEncoder(quality: 80).encode(JPEGSplitDecodeTests.photo(width: 300, height: 200))
         let source = try PolicySource(bytes, policy: .always)
@@ -105,8 +136,8 @@ struct JPEGStreamResizeTests {
         #expect(try reduce.resample(rowsOf: ImageSource(data: png, name: "photo.png")) == nil)
     }
 
-    /// Through ``ResizedFrameSource`` (what `imgtool resize` uses): a turned JPEG, a cut one and
-    /// a damaged one give what the resize of the decoded image gives: pixels, warnings, errors.
+    /// Through ``ResizedFrameSource`` (what `imgtool resize` uses): a cut JPEG and a damaged one
+    /// give what the resize of the decoded image gives: pixels, warnings, errors.
     @Test func imagesThatAreNotStreamedFallBack() throws {
         let bytes = try JPEGEncoder(quality: 90).encode(JPEGSplitDecodeTests.photo(width: 1024, height: 768))
         let spec = try ResizeSpec(width: .pixels(256))
@@ -119,21 +150,6 @@ struct JPEGStreamResizeTests {
 
         let plain = try #require(try resized(bytes, depth: nil))
         #expect(plain.image.width == 256 && plain.image.height == 192)
-
-        // Turned (EXIF orientation 6): rows are not displayed rows, so not streamed.
-        let exif: [UInt8] =
-            Array("Exif".utf8) + [
-                0, 0, 0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0,
-            ]
-            + [0, 0, 0, 0]
-        let turned = JPEGCodecTests.inserting(app1: exif, into: bytes)
-        let turnedFrame = try #require(try resized(turned, depth: nil))
-        #expect(turnedFrame.image.width == 256 && turnedFrame.image.height == 341)
-        let decoded = try ImageSource(data: turned, name: "photo.jpg").frame(at: 0).image
-        #expect(
-            turnedFrame.image
-                == (try Resampler(from: PixelSize(width: 768, height: 1024), to: PixelSize(width: 256, height: 341))
-                    .resample(decoded)))
 
         // Cut short: the error of the whole decode, naming the input.
         let cut = Array(bytes.prefix(bytes.count * 9 / 10))

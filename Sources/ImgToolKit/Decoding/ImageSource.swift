@@ -110,6 +110,9 @@ public struct ImageSource: FrameSource, RowStreamingSource {
         }
     }
 
+    /// The codec's ``RowStreamingSource/rowOrientation``; `.up` when its source has none.
+    var rowOrientation: ImageOrientation { (base as? any RowStreamingSource)?.rowOrientation ?? .up }
+
     /// The codec's ``RowStreamingSource/streamRows(to:)``; `nil` when its source has none.
     func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
         guard let streaming = base as? any RowStreamingSource else { return nil }

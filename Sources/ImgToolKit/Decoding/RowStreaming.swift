@@ -21,6 +21,11 @@ protocol RowBandConsumer: Sendable {
 /// A source that can hand the rows of its single frame to a ``RowBandConsumer`` as it decodes
 /// them, instead of decoding the whole frame first.
 protocol RowStreamingSource: FrameSource {
+    /// How the rows handed over are turned to be shown: the consumer's
+    /// ``RowBandConsumer/sourceSize`` is then the stored size, and the frame of
+    /// ``FrameSource/makeFrameReader(depth:)`` is shown turned.
+    var rowOrientation: ImageOrientation { get }
+
     /// Decodes the frame into `consumer`, 8 bits a sample.
     /// - Returns: the frame's metadata once every band has had all its rows, or `nil` when this
     ///   image is not streamed: its size is not the consumer's, or the decoder failed or warned

@@ -44,3 +44,67 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 }
+
+extension ImageOrientation {
+    /// The stored pixel shown at (`x`, `y`) of an image stored as `width` x `height`: the
+    /// inverse of ``displayedPosition(x:y:width:height:)``.
+    func storedPosition(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
+        switch self {
+        case .up: (x, y)
+        case .upMirrored: (width - 1 - x, y)
+        case .down: (width - 1 - x, height - 1 - y)
+        case .downMirrored: (x, height - 1 - y)
+        case .leftMirrored: (y, x)
+        case .right: (y, height - 1 - x)
+        case .rightMirrored: (width - 1 - y, height - 1 - x)
+        case .left: (width - 1 - y, x)
+        }
+    }
+
+    /// The stored region of a `stored`-sized image that is shown as `region`.
+    func storedRegion(of region: FrameRegion, stored: PixelSize) -> FrameRegion {
+        let first = storedPosition(x: region.x, y: region.y, width: stored.width, height: stored.height)
+        let last = storedPosition(
+            x: region.x + region.width - 1, y: region.y + region.height - 1, width: stored.width,
+            height: stored.height)
+        return FrameRegion(
+            x: min(first.x, last.x), y: min(first.y, last.y), width: abs(last.x - first.x) + 1,
+            height: abs(last.y - first.y) + 1)
+    }
+}
+
+extension PixelBuffer {
+    /// This image, as stored, turned to be shown as `orientation` says.
+    func turned(_ orientation: ImageOrientation) -> PixelBuffer {
+        guard orientation != .up else { return self }
+        let shown = orientation.displayedSize(of: PixelSize(width: width, height: height))
+        var result: PixelBuffer
+        switch samples {
+        case .rgba8(let stored):
+            result = PixelBuffer(
+                width: shown.width, height: shown.height, rgba8: Self.turn(stored, width, height, orientation))
+        case .rgba16(let stored):
+            result = PixelBuffer(
+                width: shown.width, height: shown.height, rgba16: Self.turn(stored, width, height, orientation))
+        }
+        result.metadata = metadata
+        return result
+    }
+
+    private static func turn<Sample: FixedWidthInteger>(
+        _ stored: [Sample], _ width: Int, _ height: Int, _ orientation: ImageOrientation
+    ) -> [Sample] {
+        let shownWidth = orientation.swapsAxes ? height : width
+        var shown = [Sample](repeating: 0, count: stored.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                let to = orientation.displayedPosition(x: x, y: y, width: width, height: height)
+                let from = (y * width + x) * 4
+                let at = (to.y * shownWidth + to.x) * 4
+                for channel in 0..<4 { shown[at + channel] = stored[from + channel] }
+            }
+        }
+        return shown
+    }
+}
+

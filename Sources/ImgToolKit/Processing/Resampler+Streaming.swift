@@ -3,11 +3,30 @@ extension Resampler {
     /// as the decoder makes it, so the full-size image is never held (a 4096x4096 JPEG's 64 MiB)
     /// and, where the decoder works on two threads, each thread filters the rows it decodes. The
     /// samples are those of ``resample(_:)`` on the decoded image.
+    ///
+    /// The rows of an image shown turned (``RowStreamingSource/rowOrientation``) are stored rows:
+    /// the stored image is resized to the stored shape of the output, which is then turned. The
+    /// two passes then run in the other order, so a sample can differ by 1 from the resize of the
+    /// turned image (both are the filter's result in 32-bit floats).
     /// - Returns: the resized frame, 8-bit; `nil` when the source does not stream this image or
     ///   this resize (an identity, or one with a box pre-reduction): decode it the usual way.
     /// - Throws: ``ImgToolError`` `cancelled`.
     func resample(rowsOf source: some RowStreamingSource) throws(ImgToolError) -> PixelBuffer? {
         guard preReduction.isEmpty, !(horizontal.isIdentity && vertical.isIdentity) else { return nil }
+        let turn = source.rowOrientation
+        guard turn != .up else { return try resampleRows(of: source) }
+        // The same resize of the stored image: sizes and crop in stored terms.
+        let stored = turn.displayedSize(of: sourceSize)  // the same swap turns sizes back
+        var resampler = Resampler(
+            checkedFrom: stored, scaledTo: turn.displayedSize(of: scaledSize),
+            croppedTo: turn.storedRegion(of: crop, stored: turn.displayedSize(of: scaledSize)), filter: filter,
+            linear: linear)
+        resampler.usesWideVectors = usesWideVectors
+        return try resampler.resampleRows(of: source)?.turned(turn)
+    }
+
+    /// ``resample(rowsOf:)`` for rows that are this resampler's source rows.
+    private func resampleRows(of source: some RowStreamingSource) throws(ImgToolError) -> PixelBuffer? {
         let count = outputSize.width * outputSize.height * 4
         var outcome: Result<ImageMetadata?, ImgToolError> = .success(nil)
         let samples = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in

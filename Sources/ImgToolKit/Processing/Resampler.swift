@@ -39,6 +39,9 @@ public struct Resampler: Sendable {
     /// Whether large reductions start with a box pre-reduction (the thumbnail fast path).
     public let shrinksFirst: Bool
 
+    /// The size the whole image is scaled to, and the part of it kept (the output).
+    let scaledSize: PixelSize
+    let crop: FrameRegion
     let horizontal: ResampleWeights
     let vertical: ResampleWeights
     /// The box pre-reduction run before the weights above, when ``shrinksFirst`` chose one:
@@ -120,6 +123,8 @@ public struct Resampler: Sendable {
         precondition(source.width > 0 && source.height > 0 && crop.width > 0 && crop.height > 0, "empty resize")
         sourceSize = source
         outputSize = PixelSize(width: crop.width, height: crop.height)
+        scaledSize = scaled
+        self.crop = crop
         self.filter = filter
         self.linear = linear
         shrinksFirst = shrinkingFirst

@@ -86,10 +86,11 @@ struct JPEGSource: RowStreamingSource {
         return wide
     }
 
-    /// The frame's rows as libjpeg makes them (see ``JPEGDecoder/stream(_:scaleDenominator:to:)``);
-    /// `nil` for an image that is turned as it is shown, whose rows are not the displayed ones.
+    /// The stored rows are turned as the EXIF orientation says (when ``DecodingOptions/autoOrient``).
+    var rowOrientation: ImageOrientation { orientation }
+
+    /// The frame's stored rows as libjpeg makes them (see ``JPEGDecoder/stream(_:scaleDenominator:to:)``).
     func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
-        guard orientation == .up else { return nil }
-        return try JPEGDecoder(limits: limits).stream(data, scaleDenominator: scaleDenominator, to: consumer)
+        try JPEGDecoder(limits: limits).stream(data, scaleDenominator: scaleDenominator, to: consumer)
     }
 }
