@@ -107,4 +107,3 @@ extension PixelBuffer {
         return shown
     }
 }
-
