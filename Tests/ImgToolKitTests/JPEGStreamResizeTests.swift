@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -129,11 +130,59 @@ struct JPEGStreamResizeTests {
         #expect(try Resampler(from: size, to: size).resample(rowsOf: source) == nil)
         let thumbnail = try Resampler(from: size, to: PixelSize(width: 30, height: 20), shrinkingFirst: true)
         #expect(try thumbnail.resample(rowsOf: source) == nil)
-        // An ImageSource streams what its codec streams: a JPEG, not a PNG.
+        // An ImageSource streams what its codec streams: a JPEG, not a GIF.
         let reduce = try Resampler(from: size, to: PixelSize(width: 150, height: 100))
         #expect(try reduce.resample(rowsOf: ImageSource(data: bytes, name: "photo.jpg")) != nil)
-        let png = try PNGEncoder().encode(JPEGSplitDecodeTests.photo(width: 300, height: 200))
-        #expect(try reduce.resample(rowsOf: ImageSource(data: png, name: "photo.png")) == nil)
+        var gif = ByteSink()
+        try GIFWriter(options: ImageWriteOptions()).write(
+            StillImageSource(JPEGSplitDecodeTests.photo(width: 300, height: 200)), into: &gif, progress: nil)
+        #expect(try reduce.resample(rowsOf: ImageSource(data: gif.bytes, name: "photo.gif")) == nil)
+    }
+
+    /// A still PNG of 8 bits or less is streamed too, from bytes or from its file (rows decoded
+    /// on this thread while a second one filters the ones before): the resize of its decode,
+    /// sample for sample. 16-bit PNGs are not (the resize keeps 16 bits), and a cut one gives the
+    /// error of the whole decode.
+    @Test func aPNGIsStreamedToo() throws {
+        let photo = JPEGSplitDecodeTests.photo(width: 700, height: 500)
+        let rgba = try #require(photo.rgba8)
+        func variant(_ change: (inout [UInt8], Int) -> Void) -> PixelBuffer {
+            var samples = rgba
+            for at in stride(from: 0, to: samples.count, by: 4) { change(&samples, at) }
+            return PixelBuffer(width: 700, height: 500, rgba8: samples)
+        }
+        let images = [
+            photo,
+            variant { samples, at in for channel in 0..<3 { samples[at + channel] &= 0xC0 } },  // palette
+            variant { samples, at in (samples[at + 1], samples[at + 2]) = (samples[at], samples[at]) },  // grey
+            variant { samples, at in samples[at + 3] = UInt8(at / 4 % 700 * 255 / 699) },  // alpha
+        ]
+        let folder = try makeTemporaryFolder("png-stream")
+        let resampler = try Resampler(from: PixelSize(width: 700, height: 500), to: PixelSize(width: 211, height: 151))
+        for (index, image) in images.enumerated() {
+            let png = try PNGEncoder().encode(image)
+            let path = folder + "/\(index).png"
+            try Data(png).write(to: URL(fileURLWithPath: path))
+            for source in [try ImageSource(data: png, name: "x.png"), try ImageSource(contentsOf: path)] {
+                let streamed = try #require(try resampler.resample(rowsOf: source), "image \(index) not streamed")
+                #expect(streamed == (try resampler.resample(try source.frame(at: 0).image)), "image \(index)")
+            }
+        }
+        let wide = PixelBuffer(width: 700, height: 500, rgba16: rgba.map { UInt16($0) * 257 ^ 1 })
+        let sixteen = try ImageSource(data: try PNGEncoder().encode(wide), name: "wide.png")
+        #expect(try resampler.resample(rowsOf: sixteen) == nil)
+
+        let cut = Array(try PNGEncoder().encode(photo).dropLast(5000))
+        let spec = try ResizeSpec(width: .pixels(211))
+        let streamedError = #expect(throws: ImgToolError.self) {
+            try ResizedFrameSource(try ImageSource(data: cut, name: "cut.png"), spec: spec)
+                .makeFrameReader(depth: nil).nextFrame()
+        }
+        let wholeError = #expect(throws: ImgToolError.self) {
+            try ImageSource(data: cut, name: "cut.png").makeFrameReader(depth: nil).nextFrame()
+        }
+        #expect(streamedError?.description == wholeError?.description)
+        #expect(streamedError?.code == .truncated)
     }
 
     /// Through ``ResizedFrameSource`` (what `imgtool resize` uses): a cut JPEG and a damaged one

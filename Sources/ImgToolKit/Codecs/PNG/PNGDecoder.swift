@@ -78,6 +78,42 @@ public struct PNGDecoder: Sendable {
         return try decode(with: reader, depth: depth)
     }
 
+    /// Decodes a PNG of 8 bits or less a sample, not interlaced, handing its rows to `consumer`
+    /// as they come (see ``Reader/stream(header:into:)``); the full image is never held.
+    /// - Parameters:
+    ///   - data: the whole PNG file, or empty to read `descriptor`.
+    ///   - descriptor: the open PNG file, read from its current offset, when `data` is empty.
+    /// - Returns: the image's metadata and header, or `nil` when this image is not streamed (16
+    ///   bits a sample, interlaced, not the consumer's size) or libpng failed part way: any rows
+    ///   handed over are then not to be used, and ``decode(_:depth:)`` gives the exact error.
+    /// - Throws: ``ImgToolError`` `cancelled` only.
+    func stream(_ data: [UInt8], descriptor: Int32 = -1, to consumer: some RowBandConsumer) throws(ImgToolError)
+        -> (metadata: ImageMetadata, header: Header)?
+    {
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) -> (metadata: ImageMetadata, header: Header)? in
+            do throws(ImgToolError) {
+                let reader =
+                    data.isEmpty
+                    ? try Reader(fileDescriptor: descriptor, limits: limits) : try Reader(bytes: bytes, limits: limits)
+                defer { reader.close() }
+                let header = try reader.readHeader()
+                try limits.checkPixels(width: header.width, height: header.height)
+                guard header.bitDepth <= 8, !header.isInterlaced,
+                    PixelSize(width: header.width, height: header.height) == consumer.sourceSize
+                else { return nil }
+                try reader.start(sixteenBit: false, width: header.width)
+                try reader.stream(header: header, into: consumer)
+                try reader.finish()
+                let metadata = ImageMetadata(
+                    format: .png, bitDepth: header.bitDepth, colorType: header.colorType, color: header.color)
+                return (metadata, header)
+            } catch {
+                if error.code == .cancelled { throw error }
+                return nil
+            }
+        }
+    }
+
     /// Header, limits, then pixels: nothing is allocated before the size has been checked.
     private func decode(with reader: Reader, depth: SampleDepth?) throws(ImgToolError) -> (
         image: PixelBuffer, header: Header
@@ -165,6 +201,46 @@ private final class Reader {
         }
     }
 
+    /// Reads every row and hands those of the consumer's band to it, two steps overlapped: while
+    /// this thread decodes the next rows (inflating is serial), a second thread filters the ones
+    /// before (``RowBandConsumer/take(_:row:band:)``), in chunks of about 1 MiB of rows held in
+    /// two buffers. Rows outside the band are decoded and dropped.
+    func stream(header: PNGDecoder.Header, into consumer: some RowBandConsumer) throws(ImgToolError) {
+        let bands = consumer.bands(splittingNear: nil)
+        guard bands.count == 1, let band = bands.first, header.height > 0 else { return }
+        let stride = Int(cHeader.output_row_bytes)
+        let chunk = max(1, (1 << 20) / max(stride, 1))
+        let buffers = [
+            UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * stride, alignment: 64),
+            UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * stride, alignment: 64),
+        ]
+        defer { for buffer in buffers { buffer.deallocate() } }
+        /// Decodes rows `rows` into buffer `index`.
+        func decode(_ rows: Range<Int>, into index: Int) throws(ImgToolError) {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding row \(rows.lowerBound)") }
+            guard let base = buffers[index].baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            try check(
+                imgtool_png_reader_read_rows(handle, base, stride, UInt32(rows.count)),
+                phase: "reading rows \(rows.lowerBound)-\(rows.upperBound - 1)")
+        }
+        var rows = 0..<min(chunk, header.height)
+        var current = 0
+        try decode(rows, into: current)
+        while !rows.isEmpty {
+            let decoded = DecodedRows(pixels: UnsafeRawBufferPointer(buffers[current]), rows: rows, stride: stride)
+            let next = rows.upperBound..<min(rows.upperBound + chunk, header.height)
+            let (_, result) = forkJoin(
+                { decoded.hand(to: consumer, band: band) },
+                alongside: { () -> Result<Void, ImgToolError> in
+                    guard !next.isEmpty else { return .success(()) }
+                    return Result { () throws(ImgToolError) in try decode(next, into: 1 - current) }
+                })
+            try result.get()
+            rows = next
+            current = 1 - current
+        }
+    }
+
     /// `imgtool_png_reader_finish`: the chunks after the image data, up to IEND.
     func finish() throws(ImgToolError) {
         try check(imgtool_png_reader_finish(handle), phase: "reading the chunks after the image data")
@@ -182,6 +258,24 @@ private final class Reader {
             throw ImgToolError(.tooLarge, "PNG too large: \(detail)", cause: cause)
         default:
             throw ImgToolError(.corrupt, "corrupt PNG: \(cause) while \(phase)", cause: nil)
+        }
+    }
+}
+
+/// Decoded rows handed to the thread that filters them while the next are decoded.
+///
+/// `@unchecked Sendable`: the buffer belongs to ``Reader/stream(header:into:)``, which does not
+/// write it again until the thread reading it has been joined.
+private struct DecodedRows: @unchecked Sendable {
+    let pixels: UnsafeRawBufferPointer
+    let rows: Range<Int>
+    let stride: Int
+
+    /// Hands the rows within `band` to `consumer`, in order.
+    func hand(to consumer: some RowBandConsumer, band: Range<Int>) {
+        for row in rows where band.contains(row) {
+            let start = (row - rows.lowerBound) * stride
+            consumer.take(UnsafeRawBufferPointer(rebasing: pixels[start..<start + stride]), row: row, band: 0)
         }
     }
 }

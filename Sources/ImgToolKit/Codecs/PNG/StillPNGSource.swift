@@ -8,7 +8,7 @@
 ///
 /// Opened from bytes, or from a file path: a file is decoded straight from disk as libpng asks
 /// for bytes, so a 40 MB file costs its pixels and nothing more.
-struct StillPNGSource: FrameSource {
+struct StillPNGSource: RowStreamingSource {
     /// Where the PNG's bytes are.
     enum Storage: Sendable {
         case bytes([UInt8])
@@ -51,6 +51,22 @@ struct StillPNGSource: FrameSource {
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         OneFrameReader { [self] () throws(ImgToolError) in Frame(info: info.frames[0], image: try decode(depth: depth))
+        }
+    }
+
+    /// PNG rows are stored as shown.
+    var rowOrientation: ImageOrientation { .up }
+
+    /// The rows as libpng makes them (see ``PNGDecoder/stream(_:descriptor:to:)``).
+    func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
+        let decoder = PNGDecoder(limits: limits)
+        switch storage {
+        case .bytes(let data):
+            return try decoder.stream(data, to: consumer)?.metadata
+        case .file(let path):
+            guard let (descriptor, _) = try? FileBytes.open(path) else { return nil }
+            defer { close(descriptor) }
+            return try decoder.stream([], descriptor: descriptor, to: consumer)?.metadata
         }
     }
 
