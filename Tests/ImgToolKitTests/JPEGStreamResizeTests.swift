@@ -102,6 +102,27 @@ struct JPEGStreamResizeTests {
     }
 
     @Test(arguments: ImageOrientation.allCases)
+    func storedPositionsAndRegionsUndoTheTurn(orientation: ImageOrientation) {
+        let (width, height) = (5, 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let shown = orientation.displayedPosition(x: x, y: y, width: width, height: height)
+                let back = orientation.storedPosition(x: shown.x, y: shown.y, width: width, height: height)
+                #expect(back == (x, y), "\(orientation) (\(x), \(y))")
+            }
+        }
+        // Stored columns 1-3 of rows 0-1, wherever they are shown, come back as that region.
+        let region = FrameRegion(x: 1, y: 0, width: 3, height: 2)
+        let corners = [(1, 0), (3, 1)].map {
+            orientation.displayedPosition(x: $0.0, y: $0.1, width: width, height: height)
+        }
+        let shown = FrameRegion(
+            x: min(corners[0].x, corners[1].x), y: min(corners[0].y, corners[1].y),
+            width: abs(corners[0].x - corners[1].x) + 1, height: abs(corners[0].y - corners[1].y) + 1)
+        #expect(orientation.storedRegion(of: shown, stored: PixelSize(width: width, height: height)) == region)
+    }
+
+    @Test(arguments: ImageOrientation.allCases)
     func aTurnedJPEGIsStreamedInStoredOrder(orientation: ImageOrientation) throws {
         let bytes = Self.turned(
             try JPEGEncoder(quality: 85).encode(JPEGSplitDecodeTests.photo(width: 1100, height: 1003)), orientation)

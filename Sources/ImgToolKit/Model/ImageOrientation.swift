@@ -46,19 +46,21 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
 }
 
 extension ImageOrientation {
+    /// The orientation that turns the shown image back into the stored one: a quarter turn the
+    /// other way; every mirror and the half turn undo themselves.
+    var inverse: ImageOrientation {
+        switch self {
+        case .right: .left
+        case .left: .right
+        default: self
+        }
+    }
+
     /// The stored pixel shown at (`x`, `y`) of an image stored as `width` x `height`: the
     /// inverse of ``displayedPosition(x:y:width:height:)``.
     func storedPosition(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
-        switch self {
-        case .up: (x, y)
-        case .upMirrored: (width - 1 - x, y)
-        case .down: (width - 1 - x, height - 1 - y)
-        case .downMirrored: (x, height - 1 - y)
-        case .leftMirrored: (y, x)
-        case .right: (y, height - 1 - x)
-        case .rightMirrored: (width - 1 - y, height - 1 - x)
-        case .left: (width - 1 - y, x)
-        }
+        let shown = displayedSize(of: PixelSize(width: width, height: height))
+        return inverse.displayedPosition(x: x, y: y, width: shown.width, height: shown.height)
     }
 
     /// The stored region of a `stored`-sized image that is shown as `region`.
