@@ -144,13 +144,16 @@ struct JPEGStreamResizeTests {
         }
     }
 
-    @Test func identityAndPreReducedResizesAreNotStreamed() throws {
+    @Test func identityResizesAreNotStreamedAndPreReductionsAreSkipped() throws {
         let bytes = try JPEGEncoder(quality: 80).encode(JPEGSplitDecodeTests.photo(width: 300, height: 200))
         let source = try PolicySource(bytes, policy: .always)
         let size = PixelSize(width: 300, height: 200)
         #expect(try Resampler(from: size, to: size).resample(rowsOf: source) == nil)
+        // A box pre-reduction is skipped: the plain resize, streamed.
         let thumbnail = try Resampler(from: size, to: PixelSize(width: 30, height: 20), shrinkingFirst: true)
-        #expect(try thumbnail.resample(rowsOf: source) == nil)
+        #expect(!thumbnail.preReduction.isEmpty)
+        let plain = try Resampler(from: size, to: PixelSize(width: 30, height: 20))
+        #expect(try thumbnail.resample(rowsOf: source) == (try Self.reference(bytes, plain)))
         // An ImageSource streams what its codec streams: a JPEG, not a GIF.
         let reduce = try Resampler(from: size, to: PixelSize(width: 150, height: 100))
         #expect(try reduce.resample(rowsOf: ImageSource(data: bytes, name: "photo.jpg")) != nil)

@@ -8,11 +8,21 @@ extension Resampler {
     /// the stored image is resized to the stored shape of the output, which is then turned. The
     /// two passes then run in the other order, so a sample can differ by 1 from the resize of the
     /// turned image (both are the filter's result in 32-bit floats).
+    ///
+    /// A resize with a box pre-reduction (the thumbnail fast path) is streamed without it: the
+    /// filter alone, fed as the rows are decoded, is as fast as the pre-reduction after a whole
+    /// decode, and exact.
     /// - Returns: the resized frame, 8-bit; `nil` when the source does not stream this image or
-    ///   this resize (an identity, or one with a box pre-reduction): decode it the usual way.
+    ///   this resize is an identity: decode it the usual way.
     /// - Throws: ``ImgToolError`` `cancelled`.
     func resample(rowsOf source: some RowStreamingSource) throws(ImgToolError) -> PixelBuffer? {
-        guard preReduction.isEmpty, !(horizontal.isIdentity && vertical.isIdentity) else { return nil }
+        if !preReduction.isEmpty {
+            var exact = Resampler(
+                checkedFrom: sourceSize, scaledTo: scaledSize, croppedTo: crop, filter: filter, linear: linear)
+            exact.usesWideVectors = usesWideVectors
+            return try exact.resample(rowsOf: source)
+        }
+        guard !(horizontal.isIdentity && vertical.isIdentity) else { return nil }
         let turn = source.rowOrientation
         guard turn != .up else { return try resampleRows(of: source) }
         // The same resize of the stored image: sizes and crop in stored terms.

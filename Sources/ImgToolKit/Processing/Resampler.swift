@@ -87,7 +87,8 @@ public struct Resampler: Sendable {
     ///     reduce: where an axis shrinks by 4 or more, the image is first reduced along it by a
     ///     whole factor with the box filter (to between 2 and 3 times the output there, rounded
     ///     to the input's depth), then `filter` does the rest. Several times faster for large
-    ///     reductions, slightly softer than `filter` alone. Default `false`.
+    ///     reductions, slightly softer than `filter` alone. A JPEG or PNG resized as it is decoded
+    ///     (``ResizedFrameSource``) skips it: there the filter alone is as fast. Default `false`.
     ///   - limits: the output is checked against `limits.maxPixels`. Default ``DecodingLimits/default``.
     /// - Throws: ``ImgToolError`` `invalidArgument` when a size is empty or the crop is outside
     ///   the scaled image; `tooLarge` when the output passes the limit.
