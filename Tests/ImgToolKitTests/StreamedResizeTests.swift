@@ -4,12 +4,13 @@ import Testing
 
 @testable import ImgToolKit
 
-/// A JPEG resized as it is decoded (its rows going straight into the resampler, in two bands on
-/// two threads when the decode splits) gives exactly the resize of the image decoded whole (one
-/// shown turned: within 1, the passes running in the other order); an image that cannot be
-/// streamed (damaged, cut short) falls back to that path, with its errors and warnings.
-@Suite("JPEG resized as it is decoded", .timeLimit(.minutes(5)))
-struct JPEGStreamResizeTests {
+/// A JPEG or PNG resized as it is decoded (its rows going straight into the resampler: a JPEG's
+/// in two bands on two threads when the decode splits, a PNG's filtered on a second thread while
+/// the next are inflated) gives exactly the resize of the image decoded whole (a JPEG shown
+/// turned: within 1, the passes running in the other order); an image that cannot be streamed
+/// (damaged, cut short) falls back to that path, with its errors and warnings.
+@Suite("Images resized as they are decoded", .timeLimit(.minutes(5)))
+struct StreamedResizeTests {
     /// A JPEG decoded by a ``JPEGDecoder`` with a given split policy, as a row-streaming source.
     struct PolicySource: RowStreamingSource {
         let bytes: [UInt8]
