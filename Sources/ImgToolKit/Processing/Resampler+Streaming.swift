@@ -16,23 +16,19 @@ extension Resampler {
     ///   this resize is an identity: decode it the usual way.
     /// - Throws: ``ImgToolError`` `cancelled`.
     func resample(rowsOf source: some RowStreamingSource) throws(ImgToolError) -> PixelBuffer? {
-        if !preReduction.isEmpty {
-            var exact = Resampler(
-                checkedFrom: sourceSize, scaledTo: scaledSize, croppedTo: crop, filter: filter, linear: linear)
-            exact.usesWideVectors = usesWideVectors
-            return try exact.resample(rowsOf: source)
-        }
-        guard !(horizontal.isIdentity && vertical.isIdentity) else { return nil }
         let turn = source.rowOrientation
-        guard turn != .up else { return try resampleRows(of: source) }
-        // The same resize of the stored image: sizes and crop in stored terms.
-        let stored = turn.displayedSize(of: sourceSize)  // the same swap turns sizes back
-        var resampler = Resampler(
-            checkedFrom: stored, scaledTo: turn.displayedSize(of: scaledSize),
-            croppedTo: turn.storedRegion(of: crop, stored: turn.displayedSize(of: scaledSize)), filter: filter,
-            linear: linear)
-        resampler.usesWideVectors = usesWideVectors
-        return try resampler.resampleRows(of: source)?.turned(turn)
+        var streamed = self
+        if turn != .up || !preReduction.isEmpty {
+            // The same resize of the stored image, without a pre-reduction: sizes and crop in
+            // stored terms (the swap that shows a size turns it back).
+            let scaled = turn.displayedSize(of: scaledSize)
+            streamed = Resampler(
+                checkedFrom: turn.displayedSize(of: sourceSize), scaledTo: scaled,
+                croppedTo: turn.storedRegion(of: crop, stored: scaled), filter: filter, linear: linear)
+            streamed.usesWideVectors = usesWideVectors
+        }
+        guard !(streamed.horizontal.isIdentity && streamed.vertical.isIdentity) else { return nil }
+        return try streamed.resampleRows(of: source)?.turned(turn)
     }
 
     /// ``resample(rowsOf:)`` for rows that are this resampler's source rows.

@@ -82,7 +82,7 @@ public struct ResizedFrameSource: FrameSource {
     /// - Parameter depth: output depth; `nil` keeps the base's.
     /// - Throws: ``ImgToolError`` from the base.
     ///
-    /// A one-frame base that streams its rows (a JPEG) is resized as it is decoded, when the
+    /// A one-frame base that streams its rows (a JPEG or PNG) is resized as it is decoded, when the
     /// depth asked for is 8 bits or the base's: its rows go into the resampler as they are made,
     /// and the full-size image is never held.
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {

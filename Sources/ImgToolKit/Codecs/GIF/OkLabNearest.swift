@@ -31,7 +31,6 @@ struct OkLabNearest: Sendable {
                 }
                 var up = low
                 var down = low - 1
-                var best = 0
                 var bestIndex = Int.max
                 var bestDistance = Float.infinity
                 while true {
@@ -47,11 +46,10 @@ struct OkLabNearest: Sendable {
                     if distance < bestDistance || (distance == bestDistance && index < bestIndex) {
                         bestDistance = distance
                         bestIndex = index
-                        best = index
                     }
                     if goingUp { up += 1 } else { down -= 1 }
                 }
-                return best
+                return bestIndex == .max ? 0 : bestIndex
             }
         }
     }

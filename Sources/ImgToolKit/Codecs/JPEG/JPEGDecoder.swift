@@ -175,26 +175,21 @@ struct JPEGDecoder: Sendable {
                 let split = splitRow(
                     header: header, output: size, scaleDenominator: scaleDenominator,
                     firstShare: Self.streamingFirstShare)
-                let bands = Array(consumer.bands(splittingNear: split).enumerated())
-                guard let first = bands.first, let last = bands.last else { return nil }
+                let bands = consumer.bands(splittingNear: split)
                 if split != nil, bands.count == 2 {
                     let done = Self.inTwo(
                         bytes, first: reader, limits: limits, scaleDenominator: scaleDenominator,
                         head: { reader throws(ImgToolError) in
-                            try reader.stream(
-                                [first], from: first.element.lowerBound, to: first.element.upperBound,
-                                width: size.width, into: consumer)
+                            try reader.stream(band: 0, rows: bands[0], through: bands[0].upperBound, into: consumer)
                         },
                         tail: { reader throws(ImgToolError) in
-                            try reader.stream(
-                                [last], from: last.element.lowerBound, to: size.height, width: size.width,
-                                into: consumer)
+                            try reader.stream(band: 1, rows: bands[1], through: size.height, into: consumer)
                         })
                     if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding") }
                     return done ? header.metadata(warnings: []) : nil
                 }
-                let start = bands.map(\.element.lowerBound).min() ?? 0
-                try reader.stream(bands, from: start, to: size.height, width: size.width, into: consumer)
+                guard bands.count == 1 else { return nil }
+                try reader.stream(band: 0, rows: bands[0], through: size.height, into: consumer)
                 try reader.finish()
                 return reader.warningCount == 0 ? header.metadata(warnings: []) : nil
             } catch {
@@ -506,15 +501,15 @@ private final class JPEGReader {
         }
     }
 
-    /// Decodes stored rows `start..<end` (rows above `start` are skipped first) and hands each
-    /// to every band of `bands` that holds it, in bands of 16 rows decoded into a small buffer
-    /// that stays in cache while the consumer reads it.
-    func stream(
-        _ bands: [(offset: Int, element: Range<Int>)], from start: Int, to end: Int, width: Int,
-        into consumer: some RowBandConsumer
-    ) throws(ImgToolError) {
+    /// Skips the stored rows above `rows`, then decodes rows `rows.lowerBound..<end`, handing
+    /// those in `rows` to band `band` of `consumer`, 16 at a time, decoded into a small buffer that
+    /// stays in cache while the consumer reads it.
+    func stream(band: Int, rows: Range<Int>, through end: Int, into consumer: some RowBandConsumer)
+        throws(ImgToolError)
+    {
+        let start = rows.lowerBound
         if start > 0 { try skipRows(start) }
-        let rowBytes = width * 4
+        let rowBytes = consumer.sourceSize.width * 4
         let chunk = 16
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * rowBytes, alignment: 64)
         defer { scratch.deallocate() }
@@ -529,9 +524,7 @@ private final class JPEGReader {
                 phase: "decoding rows \(row)-\(row + count - 1)")
             for index in 0..<count {
                 let line = UnsafeRawBufferPointer(rebasing: scratch[index * rowBytes..<(index + 1) * rowBytes])
-                for band in bands where band.element.contains(row + index) {
-                    consumer.take(line, row: row + index, band: band.offset)
-                }
+                if rows.contains(row + index) { consumer.take(line, row: row + index, band: band) }
             }
             row += count
         }

@@ -30,6 +30,11 @@ public struct PNGDecoder: Sendable {
         public var hasTransparency: Bool
         /// Colour-management chunks present.
         public var color: ColorMetadata
+
+        /// The metadata of an image decoded from this PNG.
+        var metadata: ImageMetadata {
+            ImageMetadata(format: .png, bitDepth: bitDepth, colorType: colorType, color: color)
+        }
     }
 
     /// Reads the header without decoding pixels.
@@ -83,14 +88,14 @@ public struct PNGDecoder: Sendable {
     /// - Parameters:
     ///   - data: the whole PNG file, or empty to read `descriptor`.
     ///   - descriptor: the open PNG file, read from its current offset, when `data` is empty.
-    /// - Returns: the image's metadata and header, or `nil` when this image is not streamed (16
+    /// - Returns: the image's metadata, or `nil` when this image is not streamed (16
     ///   bits a sample, interlaced, not the consumer's size) or libpng failed part way: any rows
     ///   handed over are then not to be used, and ``decode(_:depth:)`` gives the exact error.
     /// - Throws: ``ImgToolError`` `cancelled` only.
     func stream(_ data: [UInt8], descriptor: Int32 = -1, to consumer: some RowBandConsumer) throws(ImgToolError)
-        -> (metadata: ImageMetadata, header: Header)?
+        -> ImageMetadata?
     {
-        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) -> (metadata: ImageMetadata, header: Header)? in
+        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) -> ImageMetadata? in
             do throws(ImgToolError) {
                 let reader =
                     data.isEmpty
@@ -104,9 +109,7 @@ public struct PNGDecoder: Sendable {
                 try reader.start(sixteenBit: false, width: header.width)
                 try reader.stream(header: header, into: consumer)
                 try reader.finish()
-                let metadata = ImageMetadata(
-                    format: .png, bitDepth: header.bitDepth, colorType: header.colorType, color: header.color)
-                return (metadata, header)
+                return header.metadata
             } catch {
                 if error.code == .cancelled { throw error }
                 return nil
@@ -127,8 +130,7 @@ public struct PNGDecoder: Sendable {
             try reader.readPixels(into: raw, header: header)
         }
         try reader.finish()
-        image.metadata = ImageMetadata(
-            format: .png, bitDepth: header.bitDepth, colorType: header.colorType, color: header.color)
+        image.metadata = header.metadata
         return (image, header)
     }
 }

@@ -62,11 +62,11 @@ struct StillPNGSource: RowStreamingSource {
         let decoder = PNGDecoder(limits: limits)
         switch storage {
         case .bytes(let data):
-            return try decoder.stream(data, to: consumer)?.metadata
+            return try decoder.stream(data, to: consumer)
         case .file(let path):
             guard let (descriptor, _) = try? FileBytes.open(path) else { return nil }
             defer { close(descriptor) }
-            return try decoder.stream([], descriptor: descriptor, to: consumer)?.metadata
+            return try decoder.stream([], descriptor: descriptor, to: consumer)
         }
     }
 
