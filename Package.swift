@@ -26,10 +26,23 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // Little CMS reports errors by return value, never by longjmp; the shim keeps its types
+        // out of Swift (profiles as bytes, transforms as handles). See CColor/include/CColor.h.
+        .target(
+            name: "CColor",
+            path: "CColor",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("lcms2")]
+        ),
         // libjpeg reports errors by longjmp too, so every libjpeg call goes through a C shim that
         // owns its setjmp (see CLibJPEG/jpeg_shim.c).
         .target(
             name: "CLibJPEG",
+            dependencies: ["CColor"],
             path: "CLibJPEG",
             cSettings: [
                 .enableWarning("all"),
@@ -76,7 +89,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CResample"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CResample", "CColor"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

@@ -7,6 +7,8 @@
 
 #include "CLibJPEG.h"
 
+#include <CColor.h>
+
 // jpeglib.h needs size_t and FILE declared before it.
 #include <limits.h>
 #include <setjmp.h>
@@ -112,6 +114,7 @@ struct imgtool_jpeg_reader {
     shim_progress progress;
     int created;
     int cmyk;
+    const imgtool_color_transform *cmyk_transform;
     reader_stage stage;
 };
 
@@ -211,6 +214,66 @@ const uint8_t *imgtool_jpeg_reader_exif(const imgtool_jpeg_reader *reader, size_
     return NULL;
 }
 
+const uint8_t *imgtool_jpeg_reader_xmp(const imgtool_jpeg_reader *reader, size_t *length) {
+    static const char prefix[] = "http://ns.adobe.com/xap/1.0/";  // then a NUL, then the packet
+    if (reader == NULL || reader->stage == STAGE_NEW || reader->stage == STAGE_FAILED) return NULL;
+    for (jpeg_saved_marker_ptr marker = reader->cinfo.marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker_starts(marker, prefix, sizeof prefix)) {
+            if (length != NULL) *length = marker->data_length - sizeof prefix;
+            return marker->data + sizeof prefix;
+        }
+    }
+    return NULL;
+}
+
+size_t imgtool_jpeg_reader_icc_length(const imgtool_jpeg_reader *reader, int *complete) {
+    // The profile is split over APP2 segments, each "ICC_PROFILE\0", its 1-based number and the
+    // count, then its share. Every number 1...count must appear once, with one count throughout.
+    enum { HEADER = 14 };
+    *complete = 0;
+    if (reader == NULL || reader->stage == STAGE_NEW || reader->stage == STAGE_FAILED) return 0;
+    int count = -1;
+    unsigned char seen[256] = {0};
+    size_t total = 0;
+    for (jpeg_saved_marker_ptr marker = reader->cinfo.marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker != JPEG_APP0 + 2 || !marker_starts(marker, "ICC_PROFILE\0", 12)) continue;
+        if (marker->data_length < HEADER) return 0;
+        int number = marker->data[12], of = marker->data[13];
+        if (count == -1) count = of;
+        if (of != count || number == 0 || number > count || seen[number]) return 0;
+        seen[number] = 1;
+        total += marker->data_length - HEADER;
+    }
+    if (count <= 0) return 0;
+    for (int i = 1; i <= count; i++) {
+        if (!seen[i]) return total;
+    }
+    *complete = 1;
+    return total;
+}
+
+int imgtool_jpeg_reader_icc_copy(const imgtool_jpeg_reader *reader, uint8_t *out, size_t length) {
+    enum { HEADER = 14 };
+    int complete = 0;
+    if (imgtool_jpeg_reader_icc_length(reader, &complete) != length || !complete) return 0;
+    size_t offset = 0;
+    for (int number = 1; number <= 255 && offset < length; number++) {
+        for (jpeg_saved_marker_ptr marker = reader->cinfo.marker_list; marker != NULL; marker = marker->next) {
+            if (marker->marker != JPEG_APP0 + 2 || !marker_starts(marker, "ICC_PROFILE\0", 12)) continue;
+            if (marker->data[12] != number) continue;
+            size_t part = marker->data_length - HEADER;
+            memcpy(out + offset, marker->data + HEADER, part);
+            offset += part;
+            break;
+        }
+    }
+    return offset == length;
+}
+
+void imgtool_jpeg_reader_set_cmyk_transform(imgtool_jpeg_reader *reader, const imgtool_color_transform *transform) {
+    if (reader != NULL) reader->cmyk_transform = transform;
+}
+
 imgtool_jpeg_status imgtool_jpeg_reader_start(imgtool_jpeg_reader *reader, int scale_denom,
                                               imgtool_jpeg_header *header) {
     if (reader == NULL || header == NULL || reader->stage != STAGE_HEADER) return IMGTOOL_JPEG_MISUSE;
@@ -275,7 +338,11 @@ imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, u
         for (uint32_t i = 0; i < ask; i++) rows[i] = dst + (ptrdiff_t)(done + i) * stride;
         JDIMENSION got = jpeg_read_scanlines(cinfo, rows, ask);
         if (got == 0) shim_fail(&reader->errors, IMGTOOL_JPEG_CORRUPT, "libjpeg returned no rows");
-        if (reader->cmyk) {
+        if (reader->cmyk && reader->cmyk_transform != NULL) {
+            for (JDIMENSION i = 0; i < got; i++) {
+                imgtool_color_transform_cmyk_rows(reader->cmyk_transform, rows[i], cinfo->output_width);
+            }
+        } else if (reader->cmyk) {
             for (JDIMENSION i = 0; i < got; i++) cmyk_to_rgba(rows[i], cinfo->output_width);
         }
         done += got;

@@ -148,8 +148,75 @@ static imgtool_png_reader *reader_create(const uint8_t *data, size_t size, int f
     png_set_read_fn(reader->png, reader, reader_read);
     png_set_user_limits(reader->png, max_width, max_height);
     png_set_chunk_malloc_max(reader->png, max_chunk_bytes);
+    static const png_byte cicp[5] = {'c', 'I', 'C', 'P', 0};
+    png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_ALWAYS, cicp, 1);
     return reader;
 }
+
+void imgtool_png_reader_color(const imgtool_png_reader *reader, imgtool_png_color *color) {
+    memset(color, 0, sizeof *color);
+    color->srgb_intent = -1;
+    if (reader == NULL || reader->stage == STAGE_NEW) return;
+    png_structp png = reader->png;
+    png_infop info = reader->info;
+    // These getters only read what png_read_info stored; none of them calls png_error.
+    if (png_get_valid(png, info, PNG_INFO_gAMA)) {
+        color->has_gamma = png_get_gAMA(png, info, &color->gamma) != 0;
+    }
+    if (png_get_valid(png, info, PNG_INFO_cHRM)) {
+        double *c = color->chromaticities;
+        color->has_chromaticities = png_get_cHRM(png, info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]) != 0;
+    }
+    int intent = 0;
+    if (png_get_valid(png, info, PNG_INFO_sRGB) && png_get_sRGB(png, info, &intent)) color->srgb_intent = intent;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_length = 0;
+    if (png_get_valid(png, info, PNG_INFO_iCCP) &&
+        png_get_iCCP(png, info, &name, &compression, &profile, &profile_length)) {
+        color->icc = profile;
+        color->icc_length = profile_length;
+    }
+    png_bytep exif = NULL;
+    png_uint_32 exif_length = 0;
+    if (png_get_valid(png, info, PNG_INFO_eXIf) && png_get_eXIf_1(png, info, &exif_length, &exif)) {
+        color->exif = exif;
+        color->exif_length = exif_length;
+    }
+    png_textp texts = NULL;
+    int text_count = png_get_text(png, info, &texts, NULL);
+    for (int i = 0; i < text_count; i++) {
+        if (texts[i].key != NULL && strcmp(texts[i].key, "XML:com.adobe.xmp") == 0 && texts[i].text != NULL) {
+            color->xmp = (const uint8_t *)texts[i].text;
+            color->xmp_length = texts[i].compression >= PNG_ITXT_COMPRESSION_NONE ? texts[i].itxt_length
+                                                                                   : texts[i].text_length;
+            break;
+        }
+    }
+    png_unknown_chunkp unknowns = NULL;
+    int unknown_count = png_get_unknown_chunks(png, info, &unknowns);
+    for (int i = 0; i < unknown_count; i++) {
+        if (memcmp(unknowns[i].name, "cICP", 4) == 0 && unknowns[i].size == 4) {
+            color->has_cicp = 1;
+            memcpy(color->cicp, unknowns[i].data, 4);
+        }
+    }
+}
+
+uint8_t *imgtool_png_zlib_compress(const uint8_t *data, size_t length, size_t *out_length) {
+    uLongf bound = compressBound((uLong)length);
+    uint8_t *out = malloc(bound > 0 ? bound : 1);
+    if (out == NULL) return NULL;
+    if (compress2(out, &bound, data, (uLong)length, 9) != Z_OK) {
+        free(out);
+        return NULL;
+    }
+    *out_length = bound;
+    return out;
+}
+
+void imgtool_png_buffer_free(uint8_t *buffer) { free(buffer); }
 
 imgtool_png_reader *imgtool_png_reader_create(const uint8_t *data, size_t size, uint32_t max_width,
                                               uint32_t max_height, size_t max_chunk_bytes) {
@@ -386,6 +453,17 @@ imgtool_png_status imgtool_png_writer_begin(imgtool_png_writer *writer, const im
         if (params->palette_alpha_count > 0 && params->palette_alpha != NULL) {
             png_set_tRNS(png, info, params->palette_alpha, params->palette_alpha_count, NULL);
         }
+    }
+    png_write_info_before_PLTE(png, info);
+    // The extra chunks, as records of type, big-endian length and data (see the header).
+    size_t at = 0;
+    while (params->extra_chunks != NULL && at + 8 <= params->extra_chunks_length) {
+        const uint8_t *record = params->extra_chunks + at;
+        size_t length = ((size_t)record[4] << 24) | ((size_t)record[5] << 16) | ((size_t)record[6] << 8) | record[7];
+        if (length > params->extra_chunks_length - at - 8) png_error(png, "bad extra chunk record");
+        png_byte type[5] = {record[0], record[1], record[2], record[3], 0};
+        png_write_chunk(png, type, record + 8, length);
+        at += 8 + length;
     }
     png_write_info(png, info);
     if (params->bit_depth == 16) {

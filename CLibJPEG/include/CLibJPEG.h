@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// A colour transform made by CColor (`imgtool_color_transform_new`).
+typedef struct imgtool_color_transform imgtool_color_transform;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -82,6 +85,23 @@ imgtool_jpeg_status imgtool_jpeg_reader_read_header(imgtool_jpeg_reader *reader,
 /// The payload of the first APP1 segment that starts `Exif\0\0` (the `Exif\0\0` included), and
 /// its length in `*length`; NULL and 0 when there is none. Valid until the reader is destroyed.
 const uint8_t *imgtool_jpeg_reader_exif(const imgtool_jpeg_reader *reader, size_t *length);
+
+/// The XMP packet of the first APP1 segment that starts `http://ns.adobe.com/xap/1.0/\0` (the
+/// prefix left out), and its length; NULL when there is none. Valid until the reader is destroyed.
+const uint8_t *imgtool_jpeg_reader_xmp(const imgtool_jpeg_reader *reader, size_t *length);
+
+/// The total length of the ICC profile carried by the APP2 `ICC_PROFILE` segments (0 when there are
+/// none or they contradict each other); `complete` is set to 1 when every numbered part is there.
+size_t imgtool_jpeg_reader_icc_length(const imgtool_jpeg_reader *reader, int *complete);
+
+/// Copies the profile's parts, in their numbered order, into `out` (`length` bytes, as
+/// `imgtool_jpeg_reader_icc_length` said). Returns 1, or 0 when the profile is incomplete.
+int imgtool_jpeg_reader_icc_copy(const imgtool_jpeg_reader *reader, uint8_t *out, size_t length);
+
+/// Makes a CMYK or YCCK image come out through `transform` (a CMYK transform from CColor, kept
+/// alive by the caller until the reader is destroyed) instead of the inverted-CMYK formula. Set it
+/// before the first row is read.
+void imgtool_jpeg_reader_set_cmyk_transform(imgtool_jpeg_reader *reader, const imgtool_color_transform *transform);
 
 /// Starts decoding (`jpeg_start_decompress`) to 8-bit RGBA, A = 255, at 1/`scale_denom` of the
 /// stored size (1, 2, 4 or 8, libjpeg's DCT scaling). YCbCr, RGB and grey come out of libjpeg as

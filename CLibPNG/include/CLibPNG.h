@@ -47,6 +47,40 @@ typedef struct {
 
 typedef struct imgtool_png_reader imgtool_png_reader;
 
+/// The colour description and metadata chunks before IDAT, as libpng read them. Pointers are
+/// valid until the reader is destroyed; a length of 0 means the chunk is absent.
+typedef struct {
+    /// `gAMA`: the encoding exponent, when `has_gamma`.
+    int has_gamma;
+    double gamma;
+    /// `cHRM`: white x, y, red x, y, green x, y, blue x, y, when `has_chromaticities`.
+    int has_chromaticities;
+    double chromaticities[8];
+    /// `sRGB` rendering intent 0-3, or -1.
+    int srgb_intent;
+    /// `iCCP`, decompressed.
+    const uint8_t *icc;
+    size_t icc_length;
+    /// `eXIf`.
+    const uint8_t *exif;
+    size_t exif_length;
+    /// The `iTXt` (or `tEXt`/`zTXt`) chunk keyed `XML:com.adobe.xmp`.
+    const uint8_t *xmp;
+    size_t xmp_length;
+    /// `cICP`: primaries, transfer, matrix, full-range flag, when `has_cicp`.
+    int has_cicp;
+    uint8_t cicp[4];
+} imgtool_png_color;
+
+/// The colour and metadata chunks, after `imgtool_png_reader_read_header`.
+void imgtool_png_reader_color(const imgtool_png_reader *reader, imgtool_png_color *color);
+
+/// zlib-compresses `length` bytes (level 9) into a buffer freed with `imgtool_png_buffer_free`;
+/// NULL when out of memory. For the compressed chunks (iCCP) the writers add.
+uint8_t *imgtool_png_zlib_compress(const uint8_t *data, size_t length, size_t *out_length);
+
+void imgtool_png_buffer_free(uint8_t *buffer);
+
 /// Creates a reader over `size` bytes at `data` (not copied: they must outlive the reader).
 /// libpng itself refuses images wider than `max_width`, taller than `max_height`, and ancillary
 /// chunks larger than `max_chunk_bytes`. Returns NULL only when memory is exhausted.
@@ -106,6 +140,10 @@ typedef struct {
     /// tRNS alpha per palette entry (palette images only; may be shorter than the palette).
     const uint8_t *palette_alpha;
     int palette_alpha_count;
+    /// Chunks written after IHDR and before PLTE (colour description, metadata): a sequence of
+    /// records, each a 4-byte type, a 4-byte big-endian length and that many bytes of data.
+    const uint8_t *extra_chunks;
+    size_t extra_chunks_length;
 } imgtool_png_write_params;
 
 /// Where encoded bytes go: a file descriptor (`fd` >= 0), or a growing memory buffer (`fd` < 0)

@@ -28,6 +28,37 @@ public struct ImageWriteOptions: Sendable, Hashable {
     /// When set, every frame is flattened onto this colour first (formats without alpha always
     /// flatten, onto white when this is `nil`).
     public var background: RGBAColor?
+    /// The colour profile of the output. Default ``ProfileChoice/keep``: the pixels as they are,
+    /// with the source's profile, where the format holds one (PNG, JPEG, WebP); converted to sRGB
+    /// where it cannot (GIF).
+    public var profile: ProfileChoice = .keep
+    /// Which EXIF and XMP metadata the output carries. Default ``MetadataChoice/none``: none
+    /// (private by default: no GPS position, camera serial or date leaks from a re-encoded photo).
+    public var metadata: MetadataChoice = .none
+
+    /// What happens to the colour profile on output.
+    public enum ProfileChoice: Sendable, Hashable {
+        /// The pixels unchanged and the source's profile with them; converted to sRGB for a
+        /// format that cannot hold a profile (GIF). No conversion cost where a profile fits.
+        case keep
+        /// Converted to sRGB; a PNG says so with an `sRGB` chunk, other formats carry no profile.
+        case sRGB
+        /// Converted to this RGB profile, which the output carries (not GIF, which holds none).
+        case convert(ColorProfile)
+        /// Converted to sRGB and nothing written about colour: `--strip`.
+        case strip
+    }
+
+    /// Which EXIF and XMP blocks are written.
+    public enum MetadataChoice: String, Sendable, Hashable {
+        /// None.
+        case none
+        /// The source's EXIF and XMP, with the orientation set to 1 when it was applied, EXIF's
+        /// thumbnail dropped, and no GPS position.
+        case keep
+        /// As ``keep``, with the GPS position too.
+        case keepWithGPS = "keep-gps"
+    }
 
     /// How a palette writer approximates colours it cannot hold.
     public enum Dither: String, Sendable, Hashable, CaseIterable {

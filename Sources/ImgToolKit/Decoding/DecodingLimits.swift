@@ -12,7 +12,8 @@ public struct DecodingLimits: Sendable, Hashable {
     /// Most pixels composed over a whole animation (frames x canvas), the guard against
     /// decompression bombs. Default 16 gigapixels.
     public var maxTotalPixels: Int
-    /// Largest ancillary PNG chunk libpng will allocate, in bytes. Default 16 MiB.
+    /// Largest ancillary PNG chunk libpng will allocate, and largest ICC profile, EXIF block or
+    /// XMP packet any reader keeps, in bytes (a larger one is dropped with a warning). Default 16 MiB.
     public var maxChunkBytes: Int
 
     /// Creates limits; every parameter has the documented default.

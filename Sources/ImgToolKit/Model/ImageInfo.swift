@@ -21,6 +21,12 @@ public struct ImageInfo: Sendable, Hashable {
     public var appliedOrientation: ImageOrientation = .up
     /// Whether the file carries EXIF metadata (JPEG: an APP1 `Exif` segment).
     public var hasEXIF = false
+    /// The EXIF block (a TIFF structure, from its byte-order mark; no `Exif\0\0` prefix), when
+    /// the file carries one and it fits ``DecodingLimits/maxChunkBytes``.
+    public var exif: [UInt8]?
+    /// The XMP packet (UTF-8 XML), when the file carries one (JPEG APP1, PNG `iTXt`
+    /// `XML:com.adobe.xmp`, WebP `XMP `, GIF `XMP DataXMP`).
+    public var xmp: [UInt8]?
     /// Bits per sample as stored (PNG: 1, 2, 4, 8 or 16; GIF: 8).
     public var bitDepth: Int
     /// Colour type as stored.

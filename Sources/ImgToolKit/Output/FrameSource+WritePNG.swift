@@ -54,7 +54,7 @@ extension FrameSource {
         }
         // Frames are analysed as they arrive and held until the storage is settled, so that
         // usually the same reader goes on to write them (one decode per frame).
-        var analysis = PNGLayout.Analysis(knownOpaque: isOpaque)
+        var analysis = PNGLayout.Analysis(knownOpaque: isOpaque, allowsGray: encoder.allowsGray)
         let reader = try makeFrameReader(depth: depth)
         let budget = PNGLayout.lookAheadBytes(canvasPixels: info.width * info.height)
         var held: [Frame?] = []

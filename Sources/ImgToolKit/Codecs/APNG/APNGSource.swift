@@ -39,6 +39,7 @@ struct APNGSource: FrameSource {
             format: .apng, width: file.header.width, height: file.header.height, bitDepth: file.header.bitDepth,
             colorType: file.header.colorType, isInterlaced: file.header.isInterlaced, color: stored.color,
             frames: [], warnings: file.warnings)
+        stored.describe(&info)
         switch file.animation {
         case .success(let (control, frames)):
             try limits.checkAnimation(frames: frames.count, width: file.header.width, height: file.header.height)

@@ -111,13 +111,16 @@ public final class APNGWriter {
         self.height = height
         self.frameCount = frameCount
         self.plays = plays
-        self.encoder = encoder
+        var frameEncoder = encoder
+        frameEncoder.extraChunks = []  // written once, after IHDR, not in each frame's stream
+        self.encoder = frameEncoder
         self.layout = layout
 
         var head: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
         let header = IHDRChunk(
             width: width, height: height, bitDepth: layout.bitDepth, colorType: layout.colorType, isInterlaced: false)
         PNGChunk.append(.ihdr, data: header.serialized, to: &head)
+        for chunk in encoder.extraChunks { PNGChunk.append(chunk.type, data: chunk.data, to: &head) }
         PNGChunk.append(.actl, data: ACTLChunk(frameCount: frameCount, plays: plays).serialized, to: &head)
         if layout.colorType == .palette {
             PNGChunk.append(

@@ -47,7 +47,8 @@ public struct GIFCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        try GIFWriter(options: options).write(source, into: &sink, progress: progress)
+        let color = try OutputColor(source, options: options, container: .none)
+        try GIFWriter(options: options).write(color.source, into: &sink, progress: progress)
     }
 
     /// ``write(_:into:options:progress:)`` in the calling thread, for callers outside Swift
@@ -56,6 +57,7 @@ public struct GIFCodec: ImageCodec {
     public func writeSynchronously(_ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions)
         throws(ImgToolError)
     {
-        try GIFWriter(options: options).write(source, into: &sink, progress: nil)
+        let color = try OutputColor(source, options: options, container: .none)
+        try GIFWriter(options: options).write(color.source, into: &sink, progress: nil)
     }
 }

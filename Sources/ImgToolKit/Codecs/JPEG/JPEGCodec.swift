@@ -50,12 +50,14 @@ public struct JPEGCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        let reader = try source.makeFrameReader(depth: .eight)
+        let color = try OutputColor(source, options: options, container: .icc)
+        let reader = try color.source.makeFrameReader(depth: .eight)
         guard let frame = try reader.nextFrame() else {
             throw ImgToolError(.corrupt, "the image has no frame to write")
         }
         let encoder = JPEGEncoder(
-            quality: options.quality, progressive: options.progressive, background: options.background ?? .white)
+            quality: options.quality, progressive: options.progressive, background: options.background ?? .white
+        ).describing(color)
         try encoder.write(frame.image, into: &sink)
         progress?(1)
     }

@@ -28,6 +28,12 @@ struct JPEGHeader: Sendable, Hashable {
     var hasICCProfile: Bool
     /// Tag 0x0112 of the first APP1 `Exif` segment as stored, or `nil`.
     var exifOrientation: Int?
+    /// The ICC profile of the APP2 segments, when they are complete and within the limit.
+    var profile: ColorProfile?
+    /// The first APP1 `Exif` segment's TIFF bytes, within the limit.
+    var exif: [UInt8]?
+    /// The first APP1 XMP packet, within the limit.
+    var xmp: [UInt8]?
     /// Warnings libjpeg gave while reading the markers (junk between them, say).
     var warnings: [String]
 }
@@ -37,7 +43,18 @@ extension JPEGHeader {
     func metadata(warnings: [String]) -> ImageMetadata {
         ImageMetadata(
             format: .jpeg, bitDepth: precision, colorType: components == 1 ? .gray : .rgb,
-            color: ColorMetadata(hasICCProfile: hasICCProfile), warnings: warnings)
+            color: color, warnings: warnings)
+    }
+
+    /// The colour description: the ICC profile; a CMYK profile was applied while decoding (the
+    /// pixels are sRGB), so it is reported but describes no RGB sample.
+    var color: ColorMetadata {
+        ColorMetadata(hasICCProfile: hasICCProfile, profile: profile)
+    }
+
+    /// Whether the samples are CMYK converted through the profile (not the inverted-CMYK formula).
+    var convertsCMYKThroughProfile: Bool {
+        (colorSpace == .cmyk || colorSpace == .ycck) && profile?.isUsable == true && profile?.colorSpace == .cmyk
     }
 }
 
@@ -357,6 +374,9 @@ private struct SharedBytes: @unchecked Sendable {
 private final class JPEGReader {
     private let handle: OpaquePointer
     private var cHeader = imgtool_jpeg_header()
+    private let maxMetadataBytes: Int
+    /// The CMYK profile's transform, kept alive while libjpeg calls it.
+    private var cmykTransform: ColorTransform?
 
     init(bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) throws(ImgToolError) {
         // libjpeg's own bound on what it allocates: the coefficients of a progressive image (2
@@ -369,6 +389,7 @@ private final class JPEGReader {
             throw ImgToolError(.tooLarge, "out of memory creating a JPEG reader")
         }
         self.handle = handle
+        self.maxMetadataBytes = limits.maxChunkBytes
     }
 
     func close() { imgtool_jpeg_reader_destroy(handle) }
@@ -399,7 +420,7 @@ private final class JPEGReader {
             case IMGTOOL_JPEG_COLOR_YCCK: .ycck
             default: .unknown
             }
-        return JPEGHeader(
+        var header = JPEGHeader(
             width: Int(cHeader.width), height: Int(cHeader.height), components: Int(cHeader.components),
             precision: Int(cHeader.precision), colorSpace: colorSpace,
             adobeTransform: cHeader.adobe_transform < 0 ? nil : Int(cHeader.adobe_transform),
@@ -407,6 +428,58 @@ private final class JPEGReader {
             isArithmetic: cHeader.arithmetic != 0, restartInterval: Int(cHeader.restart_interval),
             hasEXIF: cHeader.has_exif != 0, hasICCProfile: cHeader.has_icc != 0, exifOrientation: orientation,
             warnings: warnings)
+        readMetadata(into: &header, exif: exif.map { UnsafeBufferPointer(start: $0, count: length) })
+        if header.convertsCMYKThroughProfile, let profile = header.profile {
+            do {
+                let transform = try ColorTransform.make(
+                    from: profile, to: nil, layout: header.adobeTransform == nil ? .cmyk : .cmykInverted)
+                imgtool_jpeg_reader_set_cmyk_transform(handle, transform.handle)
+                cmykTransform = transform
+            } catch {
+                header.warnings.append("the CMYK profile cannot be used (\(error.message)); CMYK converted without it")
+                header.profile = nil
+            }
+        }
+        return header
+    }
+
+    /// The ICC profile, EXIF and XMP blocks, each within the limit (a larger one is left out with
+    /// a warning), and a warning for a profile Little CMS cannot read.
+    private func readMetadata(into header: inout JPEGHeader, exif: UnsafeBufferPointer<UInt8>?) {
+        let limit = maxMetadataBytes
+        func within(_ count: Int, _ what: String) -> Bool {
+            guard count <= limit else {
+                header.warnings.append("\(what) of \(count) bytes is over the limit of \(limit) bytes; left out")
+                return false
+            }
+            return true
+        }
+        if let exif, exif.count > 6, within(exif.count, "the EXIF block") {
+            header.exif = Array(exif[6...])  // after "Exif\0\0"
+        }
+        var length = 0
+        if let xmp = imgtool_jpeg_reader_xmp(handle, &length), within(length, "the XMP packet") {
+            header.xmp = Array(UnsafeBufferPointer(start: xmp, count: length))
+        }
+        var complete: Int32 = 0
+        let iccLength = imgtool_jpeg_reader_icc_length(handle, &complete)
+        guard header.hasICCProfile else { return }
+        guard complete != 0, iccLength > 0 else {
+            header.warnings.append("the ICC profile's APP2 segments are incomplete; colours read as sRGB")
+            return
+        }
+        guard within(iccLength, "the ICC profile") else { return }
+        let bytes = [UInt8](unsafeUninitializedCapacity: iccLength) { buffer, initialized in
+            initialized = imgtool_jpeg_reader_icc_copy(handle, buffer.baseAddress, iccLength) != 0 ? iccLength : 0
+        }
+        guard bytes.count == iccLength else { return }
+        let profile = ColorProfile(data: bytes)
+        if !profile.isUsable {
+            header.warnings.append(
+                "the ICC profile cannot be used (\(profile.problem ?? "unreadable"), \(bytes.count) bytes); colours read as sRGB"
+            )
+        }
+        header.profile = profile
     }
 
     /// `imgtool_jpeg_reader_start`: the size of the rows to come.

@@ -48,6 +48,9 @@ public struct JPEGEncoder: Sendable {
     var arithmeticCoding = false
     /// A restart marker every this many MCUs, 0 for none; for tests of the decoder.
     var restartInterval = 0
+    /// Marker segments (APP1 EXIF and XMP, APP2 ICC) written after SOI and JFIF; see
+    /// ``describing(_:)``.
+    var segments: [UInt8] = []
 
     /// Creates an encoder.
     /// - Parameters:
@@ -145,7 +148,7 @@ public struct JPEGEncoder: Sendable {
         }
         defer { imgtool_jpeg_writer_destroy(writer) }
         try check(imgtool_jpeg_writer_begin(writer, &params), writer: writer)
-        try drain(writer, into: &sink)
+        try drain(writer, into: &sink, isFirst: true)
 
         // With optimized tables libjpeg keeps every coefficient for a second pass; their fresh
         // pages are mapped on a second thread while this one encodes.
@@ -236,7 +239,8 @@ public struct JPEGEncoder: Sendable {
         for part in job.parts.indices {
             var length = 0
             guard let bytes = imgtool_jpeg_split_output(handle, Int32(part), &length) else { continue }
-            try sink.append(Array(UnsafeBufferPointer(start: bytes, count: length)))
+            let output = Array(UnsafeBufferPointer(start: bytes, count: length))
+            try sink.append(part == 0 ? insertingSegments(into: output) : output)
         }
     }
 
@@ -362,10 +366,14 @@ public struct JPEGEncoder: Sendable {
     }
 
     /// Hands the bytes the writer has produced since the last call to `sink`.
-    private func drain(_ writer: OpaquePointer, into sink: inout ByteSink) throws(ImgToolError) {
+    /// The first call's bytes (SOI, JFIF) get ``segments`` after them.
+    private func drain(_ writer: OpaquePointer, into sink: inout ByteSink, isFirst: Bool = false)
+        throws(ImgToolError)
+    {
         var length = 0
         guard let bytes = imgtool_jpeg_writer_output(writer, &length), length > 0 else { return }
-        try sink.append(Array(UnsafeBufferPointer(start: bytes, count: length)))
+        let output = Array(UnsafeBufferPointer(start: bytes, count: length))
+        try sink.append(isFirst ? insertingSegments(into: output) : output)
     }
 
     private func check(_ status: imgtool_jpeg_status, writer: OpaquePointer) throws(ImgToolError) {

@@ -33,7 +33,7 @@ struct JPEGSource: RowStreamingSource {
         var info = ImageInfo(
             format: .jpeg, width: shown.width, height: shown.height, bitDepth: header.precision,
             colorType: header.components == 1 ? .gray : .rgb, isInterlaced: header.isProgressive,
-            color: ColorMetadata(hasICCProfile: header.hasICCProfile),
+            color: header.color,
             frames: [
                 FrameInfo(
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: shown.width, height: shown.height),
@@ -44,6 +44,8 @@ struct JPEGSource: RowStreamingSource {
         info.exifOrientation = header.exifOrientation
         info.appliedOrientation = orientation
         info.hasEXIF = header.hasEXIF
+        info.exif = header.exif
+        info.xmp = header.xmp
         self.data = data
         self.limits = limits
         self.header = header

@@ -45,8 +45,9 @@ public struct PNGCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        try await source.writePNG(
-            into: &sink, plays: options.plays, depth: options.depth,
-            encoder: PNGEncoder(compressionLevel: options.compressionLevel), progress: progress)
+        let color = try OutputColor(source, options: options, container: .png)
+        let encoder = try PNGEncoder(compressionLevel: options.compressionLevel).describing(color)
+        try await color.source.writePNG(
+            into: &sink, plays: options.plays, depth: options.depth, encoder: encoder, progress: progress)
     }
 }

@@ -28,8 +28,23 @@ public struct PNGDecoder: Sendable {
         public var isInterlaced: Bool
         /// Whether a `tRNS` chunk is present.
         public var hasTransparency: Bool
-        /// Colour-management chunks present.
+        /// The colour description: `iCCP`, `sRGB`, `gAMA`, `cHRM`, `cICP`.
         public var color: ColorMetadata
+        /// The `eXIf` chunk (TIFF bytes), when before IDAT and within the limit.
+        public var exif: [UInt8]?
+        /// The XMP packet of an `iTXt` chunk keyed `XML:com.adobe.xmp`, when before IDAT.
+        public var xmp: [UInt8]?
+        /// Problems with the colour description (a profile Little CMS cannot read).
+        public var warnings: [String] = []
+
+        /// Sets `info`'s colour description, metadata and warnings from this header.
+        func describe(_ info: inout ImageInfo) {
+            info.color = color
+            info.exif = exif
+            info.hasEXIF = exif != nil
+            info.xmp = xmp
+            info.warnings += warnings
+        }
 
         /// The metadata of an image decoded from this PNG.
         var metadata: ImageMetadata {
@@ -165,12 +180,51 @@ private final class Reader {
     /// `imgtool_png_reader_read_header`.
     func readHeader() throws(ImgToolError) -> PNGDecoder.Header {
         try check(imgtool_png_reader_read_header(handle, &cHeader), phase: "reading the header")
-        return PNGDecoder.Header(
+        var header = PNGDecoder.Header(
             width: Int(cHeader.width), height: Int(cHeader.height), bitDepth: Int(cHeader.bit_depth),
             colorType: ColorType(pngCode: Int(cHeader.color_type)) ?? .rgba,
             isInterlaced: cHeader.interlaced != 0, hasTransparency: cHeader.has_trns != 0,
             color: ColorMetadata(
                 hasGamma: cHeader.has_gama != 0, hasSRGB: cHeader.has_srgb != 0, hasICCProfile: cHeader.has_iccp != 0))
+        readColor(into: &header)
+        return header
+    }
+
+    /// The colour chunks' values and the metadata chunks (libpng has already bounded each by the
+    /// chunk limit).
+    private func readColor(into header: inout PNGDecoder.Header) {
+        var color = imgtool_png_color()
+        imgtool_png_reader_color(handle, &color)
+        func bytes(_ start: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8]? {
+            guard let start, count > 0 else { return nil }
+            return Array(UnsafeBufferPointer(start: start, count: count))
+        }
+        if color.has_gamma != 0 { header.color.gamma = color.gamma }
+        if color.has_chromaticities != 0 {
+            let c = withUnsafeBytes(of: color.chromaticities) { Array($0.bindMemory(to: Double.self)) }
+            header.color.chromaticities = ColorMetadata.Chromaticities(
+                white: [c[0], c[1]], red: [c[2], c[3]], green: [c[4], c[5]], blue: [c[6], c[7]])
+        }
+        if color.srgb_intent >= 0 { header.color.srgbIntent = Int(color.srgb_intent) }
+        if color.has_cicp != 0 {
+            let (p, t, m, f) = color.cicp
+            header.color.cicp = ColorMetadata.CICP(
+                primaries: Int(p), transfer: Int(t), matrix: Int(m), fullRange: f != 0)
+            if ColorMetadata.chromaticities(ofCICP: Int(p)) == nil || ColorMetadata.gamma(ofCICP: Int(t)) == nil {
+                header.warnings.append("cICP \(p)/\(t) is a colour space imgtool does not convert; read as sRGB")
+            }
+        }
+        if let icc = bytes(color.icc, color.icc_length) {
+            let profile = ColorProfile(data: icc)
+            header.color.profile = profile
+            if !profile.isUsable {
+                header.warnings.append(
+                    "the ICC profile cannot be used (\(profile.problem ?? "unreadable"), \(icc.count) bytes); colours read as sRGB"
+                )
+            }
+        }
+        header.exif = bytes(color.exif, color.exif_length)
+        header.xmp = bytes(color.xmp, color.xmp_length)
     }
 
     /// `imgtool_png_reader_start`.

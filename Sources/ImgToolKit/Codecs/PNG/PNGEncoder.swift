@@ -31,6 +31,11 @@ public struct PNGEncoder: Sendable {
     public var compressionLevel: Int?
     /// zlib strategy; `nil` (the default) chooses per image.
     public var strategy: Strategy?
+    /// Ancillary chunks written after IHDR: the colour description (`iCCP`, `sRGB`, `gAMA`,
+    /// `cHRM`), `eXIf` and the XMP `iTXt`, in that order (see ``describing(_:)``).
+    var extraChunks: [PNGExtraChunk] = []
+    /// Whether grey storage may be chosen; not when an RGB profile describes the pixels.
+    var allowsGray = true
 
     /// Creates an encoder.
     ///
@@ -111,7 +116,7 @@ public struct PNGEncoder: Sendable {
     /// Encodes `image` into memory.
     /// - Throws: ``ImgToolError`` `invalidArgument` for an empty image, `tooLarge` when memory runs out.
     public func encode(_ image: PixelBuffer) throws(ImgToolError) -> [UInt8] {
-        try encode(image, layout: PNGLayout.choose(for: image))
+        try encode(image, layout: PNGLayout.choose(for: image, allowsGray: allowsGray))
     }
 
     /// Encodes `image` into memory stored as `layout`, which must hold its pixels exactly (an
@@ -130,7 +135,7 @@ public struct PNGEncoder: Sendable {
     public func write(_ image: PixelBuffer, toFileDescriptor fd: Int32) throws(ImgToolError) {
         var sink = imgtool_png_sink()
         sink.fd = fd
-        try write(image, layout: PNGLayout.choose(for: image), into: &sink)
+        try write(image, layout: PNGLayout.choose(for: image, allowsGray: allowsGray), into: &sink)
     }
 
     private func write(_ image: PixelBuffer, layout: PNGLayout, into sink: inout imgtool_png_sink) throws(ImgToolError)
@@ -149,6 +154,7 @@ public struct PNGEncoder: Sendable {
         let alphas = layout.palette.map { UInt8(truncatingIfNeeded: $0 >> 24) }
         let alphaCount = (alphas.lastIndex { $0 != 255 } ?? -1) + 1
 
+        let records = extraChunkRecords
         try withUnsafeMutablePointer(to: &sink) { sinkPointer throws(ImgToolError) in
             guard let writer = imgtool_png_writer_create(sinkPointer) else {
                 throw ImgToolError(.tooLarge, "out of memory creating a PNG writer")
@@ -156,19 +162,23 @@ public struct PNGEncoder: Sendable {
             defer { imgtool_png_writer_destroy(writer) }
             try paletteRGB.withUnsafeBufferPointer { rgb throws(ImgToolError) in
                 try alphas.withUnsafeBufferPointer { alpha throws(ImgToolError) in
-                    var params = imgtool_png_write_params()
-                    params.width = UInt32(image.width)
-                    params.height = UInt32(image.height)
-                    params.bit_depth = Int32(layout.bitDepth)
-                    params.color_type = Int32(layout.colorType.pngCode)
-                    params.compression_level = Int32(level)
-                    params.compression_strategy = chosenStrategy.zlibValue
-                    params.filters = filters
-                    params.palette_rgb = rgb.baseAddress
-                    params.palette_count = Int32(layout.palette.count)
-                    params.palette_alpha = alpha.baseAddress
-                    params.palette_alpha_count = Int32(alphaCount)
-                    try check(imgtool_png_writer_begin(writer, &params), sink: sinkPointer)
+                    try records.withUnsafeBufferPointer { extra throws(ImgToolError) in
+                        var params = imgtool_png_write_params()
+                        params.width = UInt32(image.width)
+                        params.height = UInt32(image.height)
+                        params.bit_depth = Int32(layout.bitDepth)
+                        params.color_type = Int32(layout.colorType.pngCode)
+                        params.compression_level = Int32(level)
+                        params.compression_strategy = chosenStrategy.zlibValue
+                        params.filters = filters
+                        params.palette_rgb = rgb.baseAddress
+                        params.palette_count = Int32(layout.palette.count)
+                        params.palette_alpha = alpha.baseAddress
+                        params.palette_alpha_count = Int32(alphaCount)
+                        params.extra_chunks = extra.baseAddress
+                        params.extra_chunks_length = extra.count
+                        try check(imgtool_png_writer_begin(writer, &params), sink: sinkPointer)
+                    }
                 }
             }
             try packer.forEachBand(of: image) { rows, stride, count throws(ImgToolError) in

@@ -25,8 +25,8 @@ struct PNGLayout: Sendable, Hashable {
     }
 
     /// Analyses `image` and returns the smallest exact layout.
-    static func choose(for image: PixelBuffer) -> PNGLayout {
-        var analysis = Analysis()
+    static func choose(for image: PixelBuffer, allowsGray: Bool = true) -> PNGLayout {
+        var analysis = Analysis(allowsGray: allowsGray)
         analysis.add(image)
         return analysis.layout
     }
@@ -45,9 +45,11 @@ struct PNGLayout: Sendable, Hashable {
         private let knownOpaque: Bool
 
         /// An analysis of images that are all opaque when `knownOpaque` (so it can settle on RGB
-        /// without seeing them all), or of any images.
-        init(knownOpaque: Bool = false) {
+        /// without seeing them all), or of any images; `allowsGray` false rules out grey storage
+        /// (an RGB ICC profile cannot describe a grey PNG).
+        init(knownOpaque: Bool = false, allowsGray: Bool = true) {
             self.knownOpaque = knownOpaque
+            self.gray = allowsGray
         }
 
         /// Whether more images can no longer change the answer (16-bit or 8-bit RGB(A) with more

@@ -39,7 +39,7 @@ struct StillPNGSource: RowStreamingSource {
         try limits.checkPixels(width: header.width, height: header.height)
         self.storage = storage
         self.limits = limits
-        self.info = ImageInfo(
+        var info = ImageInfo(
             format: .png, width: header.width, height: header.height, bitDepth: header.bitDepth,
             colorType: header.colorType, isInterlaced: header.isInterlaced, color: header.color,
             frames: [
@@ -47,6 +47,8 @@ struct StillPNGSource: RowStreamingSource {
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: header.width, height: header.height),
                     disposal: .none, blend: .source)
             ])
+        header.describe(&info)
+        self.info = info
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {

@@ -51,7 +51,9 @@ public struct WebPCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        try await WebPWriter(options: options, source: source.info).write(source, into: &sink, progress: progress)
+        let color = try OutputColor(source, options: options, container: .icc)
+        try await WebPWriter(options: options, source: source.info).describing(color)
+            .write(color.source, into: &sink, progress: progress)
     }
 
     /// The file ``write(_:into:options:progress:)`` writes, encoded on the calling thread: for
@@ -65,7 +67,9 @@ public struct WebPCodec: ImageCodec {
         throws(ImgToolError) -> [UInt8]
     {
         var sink = ByteSink()
-        try WebPWriter(options: options, source: source.info).encode(source, into: &sink, progress: nil)
+        let color = try OutputColor(source, options: options, container: .icc)
+        try WebPWriter(options: options, source: source.info).describing(color)
+            .encode(color.source, into: &sink, progress: nil)
         return sink.bytes
     }
 }

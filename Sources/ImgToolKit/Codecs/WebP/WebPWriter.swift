@@ -30,6 +30,8 @@ struct WebPWriter {
     let plays: Int?
     /// A colour to flatten every frame onto first, or `nil` to keep alpha.
     let background: RGBAColor?
+    /// `ICCP`, `EXIF` and `XMP ` chunks added to the file (see ``describing(_:)``).
+    var metadataChunks: [(tag: String, data: [UInt8])] = []
 
     /// The largest frame duration WebP stores (24 bits of milliseconds).
     static let maxDuration = (1 << 24) - 1
@@ -87,11 +89,12 @@ struct WebPWriter {
         let config = try makeConfig()
         if !info.isAnimated {
             let image = prepared(try source.frame(at: 0, depth: .eight).image)
-            try sink.append(try Self.encodeStill(image, config: config))
+            try sink.append(try addingMetadata(to: Self.encodeStill(image, config: config)))
             progress?(1)
             return
         }
-        try sink.append(try encodeAnimation(source, plays: plays, config: config, progress: progress))
+        try sink.append(
+            try addingMetadata(to: encodeAnimation(source, plays: plays, config: config, progress: progress)))
     }
 
     /// The frame ranges encoded at once, each by its own `WebPAnimEncoder`: two halves, the

@@ -1,0 +1,94 @@
+/// A ``FrameSource`` whose frames are converted from the colour space their source describes
+/// (``ColorMetadata/effectiveProfile``) to another, one frame at a time, as they are read.
+///
+/// Made by ``FrameSource/convertingColors(to:)``; its ``info`` describes the converted pixels
+/// (the destination profile, or nothing for sRGB), so whatever reads it next, a writer or a
+/// merge, sees pixels and description agree.
+public struct ColorConvertedSource: FrameSource {
+    /// The source whose frames are converted.
+    public let base: any FrameSource
+    /// The profile the frames are converted to; `nil` is sRGB.
+    public let destination: ColorProfile?
+    private let source: ColorProfile?
+
+    /// The base's information, its colour description replaced by the destination's.
+    public var info: ImageInfo {
+        var info = base.info
+        info.color = ColorMetadata.converted(to: destination)
+        return info
+    }
+
+    /// As the base says: conversion keeps alpha.
+    public var isOpaque: Bool { base.isOpaque }
+
+    init(base: any FrameSource, from source: ColorProfile?, to destination: ColorProfile?) {
+        self.base = base
+        self.source = source
+        self.destination = destination
+    }
+
+    /// A reader that converts each of the base's frames in place.
+    /// - Throws: the base's errors, or `corrupt` when Little CMS refuses the pair of profiles.
+    public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let reader = try base.makeFrameReader(depth: depth)
+        let gray = source?.colorSpace == .gray
+        let eight = try ColorTransform.make(
+            from: source, to: destination, layout: gray ? .grayInRGBA(.eight) : .rgba(.eight))
+        let sixteen = try ColorTransform.make(
+            from: source, to: destination, layout: gray ? .grayInRGBA(.sixteen) : .rgba(.sixteen))
+        return ConvertingFrameReader(base: reader, eight: eight, sixteen: sixteen)
+    }
+}
+
+/// Converts each frame its base reader gives.
+final class ConvertingFrameReader: FrameReader {
+    private let base: any FrameReader
+    private let eight: ColorTransform
+    private let sixteen: ColorTransform
+
+    init(base: any FrameReader, eight: ColorTransform, sixteen: ColorTransform) {
+        self.base = base
+        self.eight = eight
+        self.sixteen = sixteen
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard var frame = try base.nextFrame() else { return nil }
+        (frame.image.depth == .eight ? eight : sixteen).apply(to: &frame.image)
+        return frame
+    }
+}
+
+extension FrameSource {
+    /// This source with its frames converted to `profile` (`nil`: sRGB) from the colour space
+    /// its information describes. Returns `self` when there is nothing to do (both sRGB, or the
+    /// same profile).
+    ///
+    /// A profile Little CMS refuses is treated as sRGB (the readers warn about it), so the
+    /// conversion never fails on one.
+    public func convertingColors(to profile: ColorProfile?) -> any FrameSource {
+        let from = info.color.effectiveProfile
+        guard from?.data != profile?.data else { return self }
+        if let converted = self as? ColorConvertedSource {
+            return converted.base.convertingColors(to: profile)
+        }
+        return ColorConvertedSource(base: self, from: from, to: profile)
+    }
+
+    /// This source converted to sRGB (``convertingColors(to:)`` with `nil`).
+    public func convertedToSRGB() -> any FrameSource { convertingColors(to: nil) }
+}
+
+extension PixelBuffer {
+    /// A copy of this image converted from `source` to `destination` (`nil`: sRGB).
+    /// - Throws: ``ImgToolError`` `corrupt` when Little CMS refuses the pair.
+    public func convertingColors(from source: ColorProfile?, to destination: ColorProfile?) throws(ImgToolError)
+        -> PixelBuffer
+    {
+        guard source?.data != destination?.data else { return self }
+        let layout: ColorTransform.Layout = source?.colorSpace == .gray ? .grayInRGBA(depth) : .rgba(depth)
+        var copy = self
+        try ColorTransform.make(from: source, to: destination, layout: layout).apply(to: &copy)
+        return copy
+    }
+}
