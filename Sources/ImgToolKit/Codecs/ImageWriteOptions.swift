@@ -74,8 +74,11 @@ public struct ImageWriteOptions: Sendable, Hashable {
     public init(
         plays: Int? = nil, depth: SampleDepth? = nil, compressionLevel: Int? = nil, quality: Int? = nil,
         lossless: Bool? = nil, progressive: Bool = false, colors: Int = 256, dither: Dither = .ordered,
-        alphaThreshold: Int = 128, background: RGBAColor? = nil
+        alphaThreshold: Int = 128, background: RGBAColor? = nil, profile: ProfileChoice = .keep,
+        metadata: MetadataChoice = .none
     ) {
+        self.profile = profile
+        self.metadata = metadata
         self.plays = plays
         self.depth = depth
         self.compressionLevel = compressionLevel

@@ -46,7 +46,29 @@ struct OutputOptions: ParsableArguments {
     )
     var background: RGBAColor?
 
+    @Option(
+        help: ArgumentHelp(
+            "The output's colour profile: keep (the pixels as they are, with the input's profile; GIF: converted to sRGB), srgb (converted to sRGB), or an .icc file to convert to and embed.",
+            valueName: "keep|srgb|FILE.icc"),
+        transform: { try ProfileArgument(parsing: $0) })
+    var profile: ProfileArgument = .keep
+
+    @Flag(help: "Write no colour profile and no metadata, converting to sRGB first so colours look the same.")
+    var strip = false
+
+    @Flag(help: "Keep the input's EXIF and XMP (orientation set to 1 once applied, no thumbnail, no GPS position).")
+    var keepMetadata = false
+
+    @Flag(help: "With the metadata, keep the GPS position too (implies --keep-metadata).")
+    var keepGps = false
+
     func validate() throws {
+        if strip && (keepMetadata || keepGps) {
+            throw ValidationError("--strip drops all metadata; it cannot be used with --keep-metadata or --keep-gps")
+        }
+        if strip, profile != .keep {
+            throw ValidationError("--strip converts to sRGB and writes no profile; it cannot be used with --profile")
+        }
         if let loops, loops < 0 { throw ValidationError("--loops must be 0 (forever) or more, not \(loops)") }
         if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
@@ -75,7 +97,18 @@ struct OutputOptions: ParsableArguments {
         ImageWriteOptions(
             plays: loops, depth: depth.map { $0 == 16 ? .sixteen : .eight }, compressionLevel: level, quality: quality,
             lossless: lossless, progressive: progressive, colors: colors, dither: dither,
-            alphaThreshold: alphaThreshold, background: background)
+            alphaThreshold: alphaThreshold, background: background, profile: profileChoice,
+            metadata: keepGps ? .keepWithGPS : keepMetadata ? .keep : .none)
+    }
+
+    /// `--profile` and `--strip` as the library takes them.
+    private var profileChoice: ImageWriteOptions.ProfileChoice {
+        if strip { return .strip }
+        switch profile {
+        case .keep: return .keep
+        case .sRGB: return .sRGB
+        case .file(_, let loaded): return .convert(loaded)
+        }
     }
 
     /// Refuses to write an animation with a codec that writes stills only (a usage error that

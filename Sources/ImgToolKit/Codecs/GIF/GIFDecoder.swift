@@ -100,22 +100,38 @@ final class GIFDecoder {
     /// without its length byte), and skips the rest. An extension with no sub-block at all
     /// (`21 FE 00`) is valid and returns no blocks. The corresponding C functions are
     /// `DGifGetExtension` and `DGifGetExtensionNext`.
-    func readExtension(keepingBlocks limit: Int, _ what: @autoclosure () -> String) throws(ImgToolError) -> (
-        label: UInt8, blocks: [[UInt8]]
-    ) {
+    ///
+    /// When `keepsAll` says yes to the first block (an application extension's identifier), every
+    /// block is kept, up to `byteLimit` bytes of them in all (then `overflowed` is `true`).
+    func readExtension(
+        keepingBlocks limit: Int, keepsAll: ([UInt8]) -> Bool = { _ in false }, byteLimit: Int = 0,
+        _ what: @autoclosure () -> String
+    ) throws(ImgToolError) -> (label: UInt8, blocks: [[UInt8]], overflowed: Bool) {
         let file = try handle()
         var label: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
         try check(DGifGetExtension(file, &label, &block), what())
         var blocks: [[UInt8]] = []
+        var all = false
+        var kept = 0
+        var overflowed = false
         while let current = block {
-            if blocks.count < limit {
+            if all && !overflowed {
+                kept += Int(current[0])
+                if kept > byteLimit {
+                    overflowed = true
+                    blocks.removeAll()
+                } else {
+                    blocks.append(Array(UnsafeBufferPointer(start: current + 1, count: Int(current[0]))))
+                }
+            } else if blocks.count < limit {
                 blocks.append(Array(UnsafeBufferPointer(start: current + 1, count: Int(current[0]))))
             }
+            if blocks.count == 1 && !all && label == 0xFF { all = keepsAll(blocks[0]) }
             block = nil
             try check(DGifGetExtensionNext(file, &block), what())
         }
-        return (UInt8(truncatingIfNeeded: label), blocks)
+        return (UInt8(truncatingIfNeeded: label), blocks, overflowed)
     }
 
     /// Reads an image descriptor, its local colour table and the LZW minimum code size.

@@ -47,6 +47,7 @@ struct GIFSource: FrameSource {
         var warnings: [String] = []
         var isComplete = true
         var sawTrailer = false
+        var metadata = GIFMetadataExtensions()
         do throws(ImgToolError) {
             scanning: while true {
                 let place = frames.isEmpty ? "before frame 0" : "after frame \(frames.count - 1)"
@@ -55,8 +56,15 @@ struct GIFSource: FrameSource {
                     sawTrailer = true
                     break scanning
                 case .extension:
-                    let (label, blocks) = try decoder.readExtension(keepingBlocks: 2, "an extension \(place)")
-                    if label == 0xF9, let first = blocks.first, let parsed = GIFGraphicControl(parsing: first) {
+                    let (label, blocks, overflowed) = try decoder.readExtension(
+                        keepingBlocks: 2, keepsAll: GIFMetadataExtensions.isMetadata,
+                        byteLimit: limits.maxChunkBytes, "an extension \(place)")
+                    if overflowed {
+                        warnings.append(
+                            "an ICC or XMP extension is over the limit of \(limits.maxChunkBytes) bytes; left out")
+                    } else if label == 0xFF, metadata.add(blocks) {
+                        continue
+                    } else if label == 0xF9, let first = blocks.first, let parsed = GIFGraphicControl(parsing: first) {
                         control = parsed  // the last one before an image wins
                     } else if label == 0xFF, loop == nil, let parsed = GIFLoopExtension(parsing: blocks) {
                         loop = parsed  // the first loop block wins
@@ -99,10 +107,12 @@ struct GIFSource: FrameSource {
 
         self.data = data
         self.frames = frames
-        self.info = ImageInfo(
+        var info = ImageInfo(
             format: .gif, width: width, height: height, bitDepth: 8, colorType: .palette,
             isInterlaced: frames.contains { $0.isInterlaced }, frames: frames.map(\.info),
             loopValue: loop?.value, plays: loop?.plays ?? 1, isComplete: isComplete, warnings: warnings)
+        info.describeMetadata(icc: metadata.icc, exif: nil, xmp: metadata.xmp)
+        self.info = info
     }
 
     /// Opaque without decoding when frame 0 paints the whole screen (it covers it, has no

@@ -44,6 +44,11 @@ struct WebPFile: Sendable {
     var truncation: String?
     /// What the parser tolerated, one sentence each.
     var warnings: [String] = []
+    /// The payloads of the first `ICCP`, `EXIF` and `XMP ` chunks, each within
+    /// ``DecodingLimits/maxChunkBytes``.
+    var icc: [UInt8]?
+    var exif: [UInt8]?
+    var xmp: [UInt8]?
 
     /// Parses the container in `data`.
     /// - Throws: ``ImgToolError``: `unsupportedFormat` without the `RIFF....WEBP` signature;
@@ -154,8 +159,10 @@ struct WebPFile: Sendable {
                     continue
                 }
                 try setStill(chunk, alpha: chunk.tag == "VP8 " ? alpha : nil, data: data)
+            case "ICCP", "EXIF", "XMP ":
+                keepMetadata(chunk, data: data, limit: limits.maxChunkBytes)
             default:
-                continue  // ICCP, EXIF, XMP and unknown chunks
+                continue  // unknown chunks
             }
         }
         if ignoredFrames > 0 {
@@ -262,6 +269,25 @@ struct WebPFile: Sendable {
             try body()
         } catch {
             throw .limit(error)
+        }
+    }
+}
+
+extension WebPFile {
+    /// Keeps the first `ICCP`, `EXIF` or `XMP ` chunk's payload, or warns when it is over `limit`.
+    fileprivate mutating func keepMetadata(_ chunk: WebPChunk, data: [UInt8], limit: Int) {
+        guard chunk.payload.upperBound <= data.count else { return }
+        guard chunk.payload.count <= limit else {
+            warnings.append(
+                "the \(chunk.name) chunk of \(chunk.payload.count) bytes is over the limit of \(limit) bytes; left out")
+            return
+        }
+        let payload = Array(data[chunk.payload])
+        switch chunk.tag {
+        case "ICCP" where icc == nil: icc = payload
+        case "EXIF" where exif == nil: exif = payload
+        case "XMP " where xmp == nil: xmp = payload
+        default: break
         }
     }
 }

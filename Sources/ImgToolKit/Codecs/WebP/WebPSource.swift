@@ -31,11 +31,13 @@ struct WebPSource: FrameSource {
         let loopCount = file.animation?.loopCount
         self.data = data
         self.file = file
-        info = ImageInfo(
+        var info = ImageInfo(
             format: .webp, width: file.width, height: file.height, bitDepth: 8,
             colorType: file.declaresAlpha || file.frames.contains(where: \.hasAlpha) ? .rgba : .rgb,
             frames: file.frames.map(\.info), loopValue: loopCount, plays: loopCount ?? 1,
             isComplete: file.truncation == nil, warnings: warnings, compression: compression)
+        info.describeMetadata(icc: file.icc, exif: file.exif, xmp: file.xmp)
+        self.info = info
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {

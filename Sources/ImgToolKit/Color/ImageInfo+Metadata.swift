@@ -1,0 +1,23 @@
+extension ImageInfo {
+    /// Sets the ICC profile (warning when Little CMS cannot use it), the EXIF block (a leading
+    /// `Exif\0\0` removed, as some writers put in WebP's chunk) and the XMP packet, as a reader
+    /// found them.
+    mutating func describeMetadata(icc: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?) {
+        if let icc {
+            let profile = ColorProfile(data: icc)
+            color.profile = profile
+            color.hasICCProfile = true
+            if !profile.isUsable {
+                warnings.append(
+                    "the ICC profile cannot be used (\(profile.problem ?? "unreadable"), \(icc.count) bytes); colours read as sRGB"
+                )
+            }
+        }
+        if let exif {
+            let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+            self.exif = exif.starts(with: prefix) ? Array(exif.dropFirst(prefix.count)) : exif
+            hasEXIF = true
+        }
+        if let xmp { self.xmp = xmp }
+    }
+}
