@@ -62,3 +62,33 @@ extension ColorMetadata {
         }
     }
 }
+
+extension ColorMetadata {
+    /// How the file describes its colours, for people: "ICC Display P3 (RGB)", "sRGB",
+    /// "gAMA 0.45455 cHRM", "cICP 12/13/0"; `nil` when it says nothing (sRGB by default).
+    public var summary: String? {
+        var parts: [String] = []
+        if let cicp { parts.append("cICP \(cicp.primaries)/\(cicp.transfer)/\(cicp.matrix)") }
+        if let profile {
+            parts.append("ICC " + profile.summary)
+        } else if hasICCProfile {
+            parts.append("ICC profile (incomplete, not used)")
+        }
+        if hasSRGB { parts.append("sRGB") }
+        if let gamma {
+            parts.append("gAMA \((gamma * 100_000).rounded() / 100_000)")
+        } else if hasGamma {
+            parts.append("gAMA")
+        }
+        if chromaticities != nil { parts.append("cHRM") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+}
+
+extension ImageInfo {
+    /// Whether the EXIF block or the XMP packet holds a GPS position.
+    public var hasGPS: Bool {
+        (exif.flatMap { EXIFBlock(app1OrTIFF: $0) }?.hasGPS ?? false)
+            || (xmp.map { XMPPacket(bytes: $0).hasGPS } ?? false)
+    }
+}

@@ -95,7 +95,7 @@ public struct ColorProfile: Sendable, Hashable, Codable {
 
     /// A one-line summary for people: "Display P3 (RGB)", or why it cannot be used.
     public var summary: String {
-        guard isUsable else { return "unusable ICC profile (\(problem ?? "unreadable"), \(data.count) bytes)" }
+        guard isUsable else { return "unusable (\(problem ?? "unreadable"), \(data.count) bytes)" }
         let name = description.isEmpty ? "unnamed ICC profile" : description
         return "\(name) (\(colorSpace == .other ? "other" : colorSpace.rawValue))"
     }

@@ -21,3 +21,16 @@ extension ImageInfo {
         if let xmp { self.xmp = xmp }
     }
 }
+
+extension ImageInfo {
+    /// Takes `original`'s colour description, EXIF and XMP blocks and orientation: for an image
+    /// made from it (a merge onto it), whose pixels are in its colour space.
+    public mutating func adoptDescription(of original: ImageInfo) {
+        color = original.color
+        exif = original.exif
+        xmp = original.xmp
+        hasEXIF = original.hasEXIF
+        exifOrientation = original.exifOrientation
+        appliedOrientation = original.appliedOrientation
+    }
+}

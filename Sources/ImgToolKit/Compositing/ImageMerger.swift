@@ -61,6 +61,7 @@ public struct ImageMerger: Sendable {
             throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
         }
         let info = base.info
+        Self.convertColors(of: &layers, to: info.color.effectiveProfile)
         guard base.info.isAnimated || layers.contains(where: \.info.isAnimated) else {
             // Still images: hand the pixels over, so compositing changes the background in place.
             let canvas = base.takeImage()
@@ -111,6 +112,22 @@ public struct ImageMerger: Sendable {
     }
 
     /// Composites on the global concurrent executor, whatever actor the caller is on.
+    /// Converts each overlay whose colours are described otherwise into the background's colour
+    /// space (`profile`, `nil` for sRGB): its first frame now, its animation as it is read. An
+    /// untagged sRGB logo on a Display P3 photo keeps the colours it had. An overlay that cannot
+    /// be converted (a profile Little CMS refuses) is left as it is.
+    static func convertColors(of layers: inout [LoadedImage], to profile: ColorProfile?) {
+        for index in layers.indices {
+            let from = layers[index].info.color.effectiveProfile
+            guard from?.data != profile?.data else { continue }
+            if let image = try? layers[index].image.convertingColors(from: from, to: profile) {
+                layers[index].image = image
+            }
+            layers[index].converted = layers[index].animation.map { $0.convertingColors(to: profile) }
+            layers[index].info.color = ColorMetadata(profile: profile)
+        }
+    }
+
     @concurrent
     static func composite(
         _ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement

@@ -14,7 +14,7 @@ public struct MergedAnimation: FrameSource {
     struct Layer: Sendable {
         var name: String
         var still: PixelBuffer?
-        var source: ImageSource?
+        var source: (any FrameSource)?
     }
 
     /// The output frames: when each starts, how long it lasts, and which frame of each input it shows.
@@ -70,7 +70,8 @@ public struct MergedAnimation: FrameSource {
         isOpaque = background.animation == nil && firstFrame.firstTranslucentRow() == nil
         layers = inputs.map { input in
             Layer(
-                name: input.name, still: input.animation == nil ? input.image : nil, source: input.animation)
+                name: input.name, still: input.animation == nil ? input.image : nil,
+                source: input.converted ?? input.animation)
         }
         self.placement = placement
         self.firstFrame = firstFrame
@@ -85,6 +86,7 @@ public struct MergedAnimation: FrameSource {
                     disposal: .none, blend: .source)
             },
             plays: infos[timeline.longestInput].plays)
+        info.adoptDescription(of: background.info)
     }
 
     /// How inputs' delays are read: as browsers play them (a delay of 10 ms or less is 100 ms),

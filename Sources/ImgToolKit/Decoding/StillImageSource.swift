@@ -5,7 +5,7 @@ public struct StillImageSource: FrameSource {
     public let image: PixelBuffer
     /// A one-frame image of the picture's size; format and colour are those of its
     /// ``PixelBuffer/metadata`` when it has some (PNG, 8-bit RGBA otherwise).
-    public let info: ImageInfo
+    public private(set) var info: ImageInfo
     /// Whether no pixel is translucent, found by looking at the pixels (each time it is asked).
     public var isOpaque: Bool { image.firstTranslucentRow() == nil }
 
@@ -25,6 +25,16 @@ public struct StillImageSource: FrameSource {
     }
 
     /// A reader that returns the picture once, at `depth` when given.
+    /// A still image described as `original` describes its pixels: the colour description, the
+    /// EXIF and XMP blocks and the orientation applied (a merge's result is described by its
+    /// background), so writers carry the profile and metadata on.
+    public init(_ image: PixelBuffer, describedBy original: ImageInfo) {
+        self.init(image)
+        var info = self.info
+        info.adoptDescription(of: original)
+        self.info = info
+    }
+
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         var picture = image
         if let depth, depth != picture.depth { picture = picture.converted(to: depth) }

@@ -13,6 +13,9 @@ public struct LoadedImage: Sendable {
     public var image: PixelBuffer
     /// The parsed source of an animated input; `nil` for a still image.
     public var animation: ImageSource?
+    /// The animation's frames converted to another colour space (a merge's overlay taken into
+    /// its background's), read instead of ``animation`` when set.
+    var converted: (any FrameSource)?
 
     /// Creates a loaded image.
     public init(name: String, info: ImageInfo, image: PixelBuffer, animation: ImageSource? = nil) {

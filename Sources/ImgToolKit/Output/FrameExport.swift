@@ -79,9 +79,9 @@ public struct FrameExport: Sendable {
                     }
                     return nil
                 },
-                work: { [options] (job) async throws(ImgToolError) -> String in
+                work: { [options, info = source.info] (job) async throws(ImgToolError) -> String in
                     let (output, frame) = job
-                    try await output.write(StillImageSource(frame.image), options: options)
+                    try await output.write(StillImageSource(frame.image, describedBy: info), options: options)
                     return output.path
                 },
                 consume: { written.append($0) },

@@ -24,7 +24,8 @@ extension Resampler {
             let scaled = turn.displayedSize(of: scaledSize)
             streamed = Resampler(
                 checkedFrom: turn.displayedSize(of: sourceSize), scaledTo: scaled,
-                croppedTo: turn.storedRegion(of: crop, stored: scaled), filter: filter, linear: linear)
+                croppedTo: turn.storedRegion(of: crop, stored: scaled), filter: filter, linear: linear
+            ).withTransfer(transfer)
             streamed.usesWideVectors = usesWideVectors
         }
         guard !(streamed.horizontal.isIdentity && streamed.vertical.isIdentity) else { return nil }
@@ -75,7 +76,8 @@ final class ResampleRowStream: RowBandConsumer, @unchecked Sendable {
     /// only source rows above `row`, the second the rest.
     func bands(splittingNear row: Int?) -> [Range<Int>] {
         let height = resampler.outputSize.height
-        let conversion = Resampler.Conversion(maximum: 255, linear: resampler.linear, background: nil)
+        let conversion = Resampler.Conversion(
+            maximum: 255, linear: resampler.linear, transfer: resampler.transfer, background: nil)
         let work = max(sourceSize.width * sourceSize.height, resampler.outputSize.width * height)
         var splits: [Int] = []
         if let row, height >= 2, work >= Resampler.parallelThreshold {

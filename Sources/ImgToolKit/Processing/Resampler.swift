@@ -35,6 +35,17 @@ public struct Resampler: Sendable {
     public let filter: ResampleFilter
     /// Whether filtering happens in linear light (see the type's documentation).
     public let linear: Bool
+    /// The transfer curve that linear light undoes: sRGB's unless the image's profile has its
+    /// own (``withTransfer(_:)``).
+    public private(set) var transfer: TransferCurve = .sRGB
+
+    /// This resampler, undoing `curve` instead of sRGB's when it filters in linear light.
+    public func withTransfer(_ curve: TransferCurve) -> Resampler {
+        var copy = self
+        copy.transfer = curve
+        copy.preReduction = preReduction.map { $0.withTransfer(curve) }
+        return copy
+    }
 
     /// Whether large reductions start with a box pre-reduction (the thumbnail fast path).
     public let shrinksFirst: Bool
@@ -46,7 +57,7 @@ public struct Resampler: Sendable {
     let vertical: ResampleWeights
     /// The box pre-reduction run before the weights above, when ``shrinksFirst`` chose one:
     /// none or one element (an array, because a struct cannot hold itself).
-    let preReduction: [Resampler]
+    private(set) var preReduction: [Resampler]
     /// Whether both passes run on 256-bit vectors (CResample), as they do where the processor has
     /// AVX. The results are the same to the bit either way (each lane does the Swift loop's
     /// arithmetic in its order); tests turn it off to check that.
@@ -210,11 +221,11 @@ public struct Resampler: Sendable {
         var result: PixelBuffer
         switch image.samples {
         case .rgba8(let samples):
-            let conversion = Conversion(maximum: 255, linear: linear, background: background)
+            let conversion = Conversion(maximum: 255, linear: linear, transfer: transfer, background: background)
             result = PixelBuffer(
                 width: outputSize.width, height: outputSize.height, rgba8: render(samples, conversion))
         case .rgba16(let samples):
-            let conversion = Conversion(maximum: 65535, linear: linear, background: background)
+            let conversion = Conversion(maximum: 65535, linear: linear, transfer: transfer, background: background)
             result = PixelBuffer(
                 width: outputSize.width, height: outputSize.height, rgba16: render(samples, conversion))
         }
@@ -233,14 +244,14 @@ public struct Resampler: Sendable {
         /// The colour to flatten onto, in sample units (linear light with `decode`), or `nil`.
         let background: SIMD4<Float>?
 
-        init(maximum: Float, linear: Bool, background: RGBAColor?) {
+        init(maximum: Float, linear: Bool, transfer: TransferCurve = .sRGB, background: RGBAColor?) {
             self.maximum = maximum
-            decode = linear ? (maximum == 255 ? SRGBTransfer.decode8 : SRGBTransfer.decode16) : nil
-            encode = linear ? SRGBTransfer.encode16 : nil
+            decode = linear ? (maximum == 255 ? transfer.decode8 : transfer.decode16) : nil
+            encode = linear ? transfer.encode16 : nil
             self.background = background.map { color in
                 let values = [color.red, color.green, color.blue].map { channel in
                     linear
-                        ? Float(SRGBTransfer.decode(Double(channel) / 255) * Double(maximum))
+                        ? transfer.decoded(channel, maximum: maximum)
                         : Float(channel) * maximum / 255
                 }
                 return SIMD4<Float>(values[0], values[1], values[2], 0)

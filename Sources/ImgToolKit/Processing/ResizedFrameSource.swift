@@ -61,7 +61,8 @@ public struct ResizedFrameSource: FrameSource {
         let canvas = PixelSize(width: base.info.width, height: base.info.height)
         let resampler = try Resampler(
             from: canvas, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter, linear: linear,
-            shrinkingFirst: shrinkingFirst, limits: limits)
+            shrinkingFirst: shrinkingFirst, limits: limits
+        ).withTransfer(linear ? TransferCurve(describing: base.info.color) : .sRGB)
         let size = resampler.outputSize
         try limits.checkAnimation(frames: base.info.frameCount, width: size.width, height: size.height)
         var info = base.info

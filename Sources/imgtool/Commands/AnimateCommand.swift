@@ -133,8 +133,9 @@ struct AnimateCommand: AsyncParsableCommand {
         source: any FrameSource, options: AnimationOptions, graphics: GraphicsProtocol, width: Int?, height: Int?,
         commandStart: ContinuousClock.Instant
     ) async -> PlaybackOutcome {
+        // Terminals show sRGB: a tagged image is converted (nothing is done for an sRGB one).
         let player = TerminalPlayer(
-            source: source, options: options, graphics: graphics, width: width, height: height,
+            source: source.convertedToSRGB(), options: options, graphics: graphics, width: width, height: height,
             commandStart: commandStart)
         return await player.run()
     }

@@ -116,6 +116,16 @@ struct InfoCommand: BatchableCommand {
             "srgb": .bool(info.color.hasSRGB),
             "iccp": .bool(info.color.hasICCProfile),
             "exif": .bool(info.hasEXIF),
+            "xmp": .bool(info.xmp != nil),
+            "gps": .bool(info.hasGPS),
+            "icc": info.color.profile.map { profile in
+                .object([
+                    "description": .string(profile.description),
+                    "color_space": .string(profile.colorSpace == .other ? "other" : profile.colorSpace.rawValue),
+                    "bytes": .int(profile.data.count),
+                    "usable": .bool(profile.isUsable),
+                ])
+            } ?? .null,
             "compression": info.compression.map { .string($0.rawValue) } ?? .null,
             "orientation": .optional(info.exifOrientation),
             "orientation_applied": .bool(info.appliedOrientation != .up),
@@ -143,11 +153,12 @@ struct InfoCommand: BatchableCommand {
             let total = info.frames.reduce(0) { $0 + $1.delayMilliseconds }
             parts.append("\(Self.format(total)) ms per play")
         }
-        var chunks: [String] = []
-        if info.color.hasGamma { chunks.append("gAMA") }
-        if info.color.hasSRGB { chunks.append("sRGB") }
-        if info.color.hasICCProfile { chunks.append("iCCP") }
-        if !chunks.isEmpty { parts.append("colour chunks " + chunks.joined(separator: " ") + " (not applied)") }
+        if let colour = info.color.summary { parts.append("colour " + colour) }
+        var metadata: [String] = []
+        if info.hasEXIF { metadata.append("EXIF") }
+        if info.xmp != nil { metadata.append("XMP") }
+        if info.hasGPS { metadata.append("GPS position") }
+        if !metadata.isEmpty { parts.append("metadata " + metadata.joined(separator: " ")) }
         if let orientation = info.exifOrientation {
             let applied = info.appliedOrientation != .up ? "applied" : "not applied"
             parts.append("EXIF orientation \(orientation) (\(applied); stored \(info.storedSize))")

@@ -103,7 +103,7 @@ struct MergeCommand: BatchableCommand {
         let target = try writing.output(output ?? "merged.png", in: context)
         let result = try await merge(into: target, in: context)
         for skipped in result.skipped { context.note("error: \(skipped.commandLineDescription) (left out)") }
-        var merged: any FrameSource = StillImageSource(result.image)
+        var merged: any FrameSource = StillImageSource(result.image, describedBy: result.backgroundInfo)
         if var animation = result.animation {
             if let loops = writing.loops { animation.plays = loops }
             merged = animation
