@@ -24,7 +24,6 @@ public struct StillImageSource: FrameSource {
             ])
     }
 
-    /// A reader that returns the picture once, at `depth` when given.
     /// A still image described as `original` describes its pixels: the colour description, the
     /// EXIF and XMP blocks and the orientation applied (a merge's result is described by its
     /// background), so writers carry the profile and metadata on.
@@ -35,6 +34,7 @@ public struct StillImageSource: FrameSource {
         self.info = info
     }
 
+    /// A reader that returns the picture once, at `depth` when given.
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         var picture = image
         if let depth, depth != picture.depth { picture = picture.converted(to: depth) }
