@@ -23,7 +23,7 @@ struct InfoFramesCLITests {
         #expect(lines[0].contains(#""file":"g.png","format":"png","#))
         #expect(
             lines[0].contains(
-                #""height":7,"iccp":false,"interlaced":false,"loop_count":null,"orientation":null,"orientation_applied":false,"plays":1,"srgb":false,"stored_height":7,"stored_width":12,"warnings":[],"width":12}"#
+                #""gps":false,"height":7,"icc":null,"iccp":false,"interlaced":false,"loop_count":null,"orientation":null,"orientation_applied":false,"plays":1,"srgb":false,"stored_height":7,"stored_width":12,"warnings":[],"width":12,"xmp":false}"#
             ))
     }
 

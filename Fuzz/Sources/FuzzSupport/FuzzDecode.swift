@@ -14,10 +14,13 @@ public enum FuzzDecode {
             let source = try ImageSource(data: bytes, name: name, limits: limits, options: options)
             let reader = try source.makeFrameReader(depth: nil)
             var count = 0
+            var last: PixelBuffer?
             while let frame = try reader.nextFrame() {
                 precondition(frame.image.width == source.info.width && frame.image.height == source.info.height)
                 count += 1
+                last = frame.image
             }
+            exerciseMetadata(source.info, frame: last)
             return count
         } catch {
             precondition(error.input == name, "an error must name its input: \(error)")
@@ -26,6 +29,26 @@ public enum FuzzDecode {
     }
 
     /// ``run(_:name:)``, then ``roundTrip(_:name:)``.
+    /// The colour and metadata paths a writer takes: the EXIF and XMP editors on whatever the
+    /// file carried (no GPS may survive their removal), and Little CMS on its profile.
+    static func exerciseMetadata(_ info: ImageInfo, frame: PixelBuffer?) {
+        if let exif = info.exif, let block = EXIFBlock(app1OrTIFF: exif) {
+            _ = block.orientation
+            let edited = block.edited(orientation: 1, removingGPS: true, removingThumbnail: true)
+            precondition(!edited.hasGPS, "GPS survived its removal")
+            _ = block.edited(orientation: nil, removingGPS: false, removingThumbnail: true)
+        }
+        if let xmp = info.xmp {
+            let edited = XMPPacket(bytes: xmp).edited(orientation: 1, removingGPS: true)
+            precondition(!edited.hasGPS, "GPS survived its removal from XMP")
+        }
+        _ = info.color.summary
+        if let frame, frame.pixelCount <= 1 << 16, let profile = info.color.effectiveProfile {
+            _ = try? frame.convertingColors(from: profile, to: nil)
+            _ = TransferCurve(describing: info.color)
+        }
+    }
+
     public static func runAndRoundTrip(_ bytes: [UInt8], name: String) {
         run(bytes, name: name)
         roundTrip(bytes, name: name)

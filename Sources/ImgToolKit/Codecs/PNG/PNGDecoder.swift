@@ -199,8 +199,10 @@ private final class Reader {
             guard let start, count > 0 else { return nil }
             return Array(UnsafeBufferPointer(start: start, count: count))
         }
-        if color.has_gamma != 0 { header.color.gamma = color.gamma }
-        if color.has_chromaticities != 0 {
+        // With an sRGB chunk, libpng reports sRGB's own gAMA and cHRM values whether or not the
+        // chunks are there; a decoder ignores them then anyway (PNG 3, 11.3.2.5).
+        if color.has_gamma != 0 && color.srgb_intent < 0 { header.color.gamma = color.gamma }
+        if color.has_chromaticities != 0 && color.srgb_intent < 0 {
             let c = withUnsafeBytes(of: color.chromaticities) { Array($0.bindMemory(to: Double.self)) }
             header.color.chromaticities = ColorMetadata.Chromaticities(
                 white: [c[0], c[1]], red: [c[2], c[3]], green: [c[4], c[5]], blue: [c[6], c[7]])
