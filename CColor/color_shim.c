@@ -5,9 +5,162 @@
 #include <stdlib.h>
 #include <string.h>
 
+// A matrix/shaper RGB profile to another, 8- or 16-bit RGBA: decoded through each channel's
+// curve by table, the 3x3 matrix that takes one profile's linear RGB to the other's (both through
+// the D50 PCS, as Little CMS does for these profiles and the perceptual or relative intent), and
+// encoded by a table of the destination's inverse curves. Little CMS's own optimised path does
+// the same in fixed point, one pixel at a time through its packing routines; this loop is several
+// times faster, and within one level of it (tested against ImageCms).
+enum { FAST_OUT = 65536 };
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+typedef struct {
+    int sixteen;
+    /// 8-bit input: each channel's value already through its curve and its column of the matrix,
+    /// so that a pixel's linear output is three vector loads and two adds.
+    v4f columns[3][256];
+    float matrix[9];
+    float *in[3];        // 256 or 65536 entries: encoded sample to linear 0...1
+    uint16_t *out[3];    // FAST_OUT entries: linear 0...1 to encoded sample (0...255 or 0...65535)
+} fast_path;
+
 struct imgtool_color_transform {
     cmsHTRANSFORM transform;
+    fast_path *fast;
 };
+
+static void fast_free(fast_path *fast) {
+    if (fast == NULL) return;
+    for (int c = 0; c < 3; c++) {
+        free(fast->in[c]);
+        free(fast->out[c]);
+    }
+    free(fast);
+}
+
+// The profile's colorant matrix (linear RGB to D50 XYZ), and its three curves; 0 when it is not
+// a matrix/shaper RGB profile Little CMS would use as one for `intent`.
+static int matrix_shaper(cmsHPROFILE profile, int as_output, double m[9], cmsToneCurve *curves[3]) {
+    if (cmsGetColorSpace(profile) != cmsSigRgbData || !cmsIsMatrixShaper(profile)) return 0;
+    if (cmsIsCLUT(profile, INTENT_PERCEPTUAL, as_output ? LCMS_USED_AS_OUTPUT : LCMS_USED_AS_INPUT)) return 0;
+    const cmsCIEXYZ *r = cmsReadTag(profile, cmsSigRedColorantTag);
+    const cmsCIEXYZ *g = cmsReadTag(profile, cmsSigGreenColorantTag);
+    const cmsCIEXYZ *b = cmsReadTag(profile, cmsSigBlueColorantTag);
+    curves[0] = cmsReadTag(profile, cmsSigRedTRCTag);
+    curves[1] = cmsReadTag(profile, cmsSigGreenTRCTag);
+    curves[2] = cmsReadTag(profile, cmsSigBlueTRCTag);
+    if (r == NULL || g == NULL || b == NULL || curves[0] == NULL || curves[1] == NULL || curves[2] == NULL) return 0;
+    const cmsCIEXYZ *columns[3] = {r, g, b};
+    for (int col = 0; col < 3; col++) {
+        m[0 * 3 + col] = columns[col]->X;
+        m[1 * 3 + col] = columns[col]->Y;
+        m[2 * 3 + col] = columns[col]->Z;
+    }
+    return 1;
+}
+
+static int invert3(const double m[9], double out[9]) {
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                 m[2] * (m[3] * m[7] - m[4] * m[6]);
+    if (det > -1e-12 && det < 1e-12) return 0;
+    out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
+    out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
+    out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+    out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
+    out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
+    out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+    out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
+    out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
+    out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+    return 1;
+}
+
+static fast_path *fast_new(cmsHPROFILE input, cmsHPROFILE output, int sixteen) {
+    double source[9], destination[9], inverse[9];
+    cmsToneCurve *in_curves[3], *out_curves[3];
+    if (!matrix_shaper(input, 0, source, in_curves) || !matrix_shaper(output, 1, destination, out_curves)) {
+        return NULL;
+    }
+    if (!invert3(destination, inverse)) return NULL;
+    fast_path *fast = calloc(1, sizeof *fast);
+    if (fast == NULL) return NULL;
+    fast->sixteen = sixteen;
+    for (int row = 0; row < 3; row++) {
+        for (int col = 0; col < 3; col++) {
+            double sum = 0;
+            for (int k = 0; k < 3; k++) sum += inverse[row * 3 + k] * source[k * 3 + col];
+            fast->matrix[row * 3 + col] = (float)sum;
+        }
+    }
+    size_t levels = sixteen ? 65536 : 256;
+    double maximum = sixteen ? 65535 : 255;
+    for (int c = 0; c < 3; c++) {
+        fast->in[c] = malloc(levels * sizeof(float));
+        fast->out[c] = malloc(FAST_OUT * sizeof(uint16_t));
+        cmsToneCurve *reverse = cmsReverseToneCurveEx(4096, out_curves[c]);
+        if (fast->in[c] == NULL || fast->out[c] == NULL || reverse == NULL) {
+            if (reverse != NULL) cmsFreeToneCurve(reverse);
+            fast_free(fast);
+            return NULL;
+        }
+        for (size_t i = 0; i < levels; i++) {
+            fast->in[c][i] = cmsEvalToneCurveFloat(in_curves[c], (cmsFloat32Number)(i / maximum));
+        }
+        if (!sixteen) {
+            for (size_t i = 0; i < 256; i++) {
+                float linear = fast->in[c][i];
+                fast->columns[c][i] = (v4f){fast->matrix[0 * 3 + c] * linear, fast->matrix[1 * 3 + c] * linear,
+                                            fast->matrix[2 * 3 + c] * linear, 0};
+            }
+        }
+        for (size_t i = 0; i < FAST_OUT; i++) {
+            double value = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)(i / (double)(FAST_OUT - 1)));
+            value = value < 0 ? 0 : value > 1 ? 1 : value;
+            fast->out[c][i] = (uint16_t)(value * maximum + 0.5);
+        }
+        cmsFreeToneCurve(reverse);
+    }
+    return fast;
+}
+
+static inline int fast_index(float value) {
+    value = value < 0 ? 0 : value > 1 ? 1 : value;
+    return (int)(value * (FAST_OUT - 1) + 0.5f);
+}
+
+static void fast_apply(const fast_path *fast, const void *input, void *output, size_t count) {
+    const float *m = fast->matrix;
+    if (fast->sixteen) {
+        const uint16_t *in = input;
+        uint16_t *out = output;
+        for (size_t i = 0; i < count; i++) {
+            float r = fast->in[0][in[4 * i]], g = fast->in[1][in[4 * i + 1]], b = fast->in[2][in[4 * i + 2]];
+            uint16_t alpha = in[4 * i + 3];
+            out[4 * i] = fast->out[0][fast_index(m[0] * r + m[1] * g + m[2] * b)];
+            out[4 * i + 1] = fast->out[1][fast_index(m[3] * r + m[4] * g + m[5] * b)];
+            out[4 * i + 2] = fast->out[2][fast_index(m[6] * r + m[7] * g + m[8] * b)];
+            out[4 * i + 3] = alpha;
+        }
+    } else {
+        const uint8_t *in = input;
+        uint8_t *out = output;
+        const v4f zero = {0, 0, 0, 0}, one = {1, 1, 1, 1}, scale = {FAST_OUT - 1, FAST_OUT - 1, FAST_OUT - 1, 0},
+                  half = {0.5f, 0.5f, 0.5f, 0.5f};
+        for (size_t i = 0; i < count; i++) {
+            v4f linear = fast->columns[0][in[4 * i]] + fast->columns[1][in[4 * i + 1]] + fast->columns[2][in[4 * i + 2]];
+            v4i below = linear < zero, above = linear > one;  // lanes of all ones where true
+            linear = (v4f)((((v4i)linear & ~below) & ~above) | ((v4i)one & above));
+            v4f at = linear * scale + half;
+            uint8_t alpha = in[4 * i + 3];
+            out[4 * i] = (uint8_t)fast->out[0][(int)at[0]];
+            out[4 * i + 1] = (uint8_t)fast->out[1][(int)at[1]];
+            out[4 * i + 2] = (uint8_t)fast->out[2][(int)at[2]];
+            out[4 * i + 3] = alpha;
+        }
+    }
+}
 
 static void set_error(char *error, size_t error_size, const char *message) {
     if (error != NULL && error_size > 0) snprintf(error, error_size, "%s", message);
@@ -157,26 +310,38 @@ imgtool_color_transform *imgtool_color_transform_new(const uint8_t *source, size
     }
     // NOCACHE: one transform serves several threads at once (the one-pixel cache is not shared
     // safely). The alpha sample is an extra channel that is never written, so it survives in place.
+    // Two matrix/shaper profiles take the fast path; Little CMS's transform is made only otherwise.
+    fast_path *fast = NULL;
+    if (pixels == IMGTOOL_PIXELS_RGBA8 || pixels == IMGTOOL_PIXELS_RGBA16) {
+        fast = fast_new(input, output, pixels == IMGTOOL_PIXELS_RGBA16);
+    }
     cmsHTRANSFORM transform =
-        cmsCreateTransform(input, in_format, output, out_format, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE);
+        fast != NULL ? NULL
+                     : cmsCreateTransform(input, in_format, output, out_format, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE);
     cmsCloseProfile(input);
     cmsCloseProfile(output);
-    if (transform == NULL) {
+    if (transform == NULL && fast == NULL) {
         set_error(error, error_size, "Little CMS cannot convert between these profiles");
         return NULL;
     }
     imgtool_color_transform *result = malloc(sizeof *result);
     if (result == NULL) {
-        cmsDeleteTransform(transform);
+        if (transform != NULL) cmsDeleteTransform(transform);
+        fast_free(fast);
         set_error(error, error_size, "out of memory");
         return NULL;
     }
     result->transform = transform;
+    result->fast = fast;
     return result;
 }
 
 void imgtool_color_transform_apply(const imgtool_color_transform *transform, const void *input, void *output,
                                    size_t count) {
+    if (transform->fast != NULL) {
+        fast_apply(transform->fast, input, output, count);
+        return;
+    }
     while (count > 0) {
         cmsUInt32Number chunk = count > 0x10000000 ? 0x10000000 : (cmsUInt32Number)count;
         cmsDoTransform(transform->transform, input, output, chunk);
@@ -193,7 +358,8 @@ void imgtool_color_transform_cmyk_rows(const imgtool_color_transform *transform,
 
 void imgtool_color_transform_free(imgtool_color_transform *transform) {
     if (transform == NULL) return;
-    cmsDeleteTransform(transform->transform);
+    if (transform->transform != NULL) cmsDeleteTransform(transform->transform);
+    fast_free(transform->fast);
     free(transform);
 }
 
