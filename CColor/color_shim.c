@@ -61,6 +61,16 @@ static int matrix_shaper(cmsHPROFILE profile, int as_output, double m[9], cmsTon
     return 1;
 }
 
+// Whether two curves are one (the same tag) or give the same values at 1024 points.
+static int same_curve(const cmsToneCurve *a, const cmsToneCurve *b) {
+    if (a == b) return 1;
+    for (int i = 0; i < 1024; i++) {
+        cmsFloat32Number x = (cmsFloat32Number)i / 1023;
+        if (cmsEvalToneCurveFloat(a, x) != cmsEvalToneCurveFloat(b, x)) return 0;
+    }
+    return 1;
+}
+
 static int invert3(const double m[9], double out[9]) {
     double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
                  m[2] * (m[3] * m[7] - m[4] * m[6]);
@@ -99,14 +109,32 @@ static fast_path *fast_new(cmsHPROFILE input, cmsHPROFILE output, int sixteen) {
     for (int c = 0; c < 3; c++) {
         fast->in[c] = malloc(levels * sizeof(float));
         fast->out[c] = malloc(FAST_OUT * sizeof(uint16_t));
-        cmsToneCurve *reverse = cmsReverseToneCurveEx(4096, out_curves[c]);
-        if (fast->in[c] == NULL || fast->out[c] == NULL || reverse == NULL) {
-            if (reverse != NULL) cmsFreeToneCurve(reverse);
+        if (fast->in[c] == NULL || fast->out[c] == NULL) {
             fast_free(fast);
             return NULL;
         }
         for (size_t i = 0; i < levels; i++) {
             fast->in[c][i] = cmsEvalToneCurveFloat(in_curves[c], (cmsFloat32Number)(i / maximum));
+        }
+        // Channels usually share one curve: its inverse table is then made once.
+        int same = -1;
+        for (int earlier = 0; earlier < c && same < 0; earlier++) {
+            if (same_curve(out_curves[earlier], out_curves[c])) same = earlier;
+        }
+        if (same >= 0) {
+            memcpy(fast->out[c], fast->out[same], FAST_OUT * sizeof(uint16_t));
+        } else {
+            cmsToneCurve *reverse = cmsReverseToneCurveEx(4096, out_curves[c]);
+            if (reverse == NULL) {
+                fast_free(fast);
+                return NULL;
+            }
+            for (size_t i = 0; i < FAST_OUT; i++) {
+                double value = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)(i / (double)(FAST_OUT - 1)));
+                value = value < 0 ? 0 : value > 1 ? 1 : value;
+                fast->out[c][i] = (uint16_t)(value * maximum + 0.5);
+            }
+            cmsFreeToneCurve(reverse);
         }
         if (!sixteen) {
             for (size_t i = 0; i < 256; i++) {
@@ -115,12 +143,6 @@ static fast_path *fast_new(cmsHPROFILE input, cmsHPROFILE output, int sixteen) {
                                             fast->matrix[2 * 3 + c] * linear, 0};
             }
         }
-        for (size_t i = 0; i < FAST_OUT; i++) {
-            double value = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)(i / (double)(FAST_OUT - 1)));
-            value = value < 0 ? 0 : value > 1 ? 1 : value;
-            fast->out[c][i] = (uint16_t)(value * maximum + 0.5);
-        }
-        cmsFreeToneCurve(reverse);
     }
     return fast;
 }
@@ -181,6 +203,31 @@ static void signature_text(cmsUInt32Number signature, char out[5]) {
     out[4] = 0;
 }
 
+static int matrix_shaper(cmsHPROFILE profile, int as_output, double m[9], cmsToneCurve *curves[3]);
+
+// Whether a profile is sRGB in all but its bytes: matrix/shaper RGB with sRGB's colorants and
+// curves (to 1/500 and half a level), as most "sRGB IEC61966-2.1" profiles cameras embed are.
+static int is_srgb(cmsHPROFILE profile) {
+    double m[9], reference[9];
+    cmsToneCurve *curves[3], *reference_curves[3];
+    if (!matrix_shaper(profile, 0, m, curves) || !matrix_shaper(profile, 1, m, curves)) return 0;
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    if (srgb == NULL) return 0;
+    int same = matrix_shaper(srgb, 0, reference, reference_curves);
+    for (int i = 0; same && i < 9; i++) {
+        if (m[i] - reference[i] > 0.002 || reference[i] - m[i] > 0.002) same = 0;
+    }
+    for (int c = 0; same && c < 3; c++) {
+        for (int i = 0; same && i < 256; i++) {
+            float x = (float)i / 255;
+            float d = cmsEvalToneCurveFloat(curves[c], x) - cmsEvalToneCurveFloat(reference_curves[c], x);
+            if (d > 0.5f / 255 || d < -0.5f / 255) same = 0;
+        }
+    }
+    cmsCloseProfile(srgb);
+    return same;
+}
+
 int imgtool_icc_inspect(const uint8_t *data, size_t length, imgtool_icc_info *info, char *error, size_t error_size) {
     memset(info, 0, sizeof *info);
     if (data == NULL || length < 132) {
@@ -202,6 +249,7 @@ int imgtool_icc_inspect(const uint8_t *data, size_t length, imgtool_icc_info *in
     signature_text((cmsUInt32Number)space, info->space_signature);
     signature_text((cmsUInt32Number)cmsGetDeviceClass(profile), info->device_class);
     info->version = cmsGetProfileVersion(profile);
+    info->is_srgb = is_srgb(profile);
     cmsUInt32Number got =
         cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", info->description, sizeof info->description);
     if (got == 0) info->description[0] = 0;

@@ -26,6 +26,8 @@ typedef struct {
     char device_class[5];
     /// The version, e.g. 2.1 or 4.3.
     double version;
+    /// 1 when the profile is sRGB in all but its bytes (matrix/shaper, sRGB's colorants and curves).
+    int is_srgb;
     /// The English description (`desc`), ASCII (lcms 2.14 has no UTF-8 reader), "" when there is none.
     char description[256];
 } imgtool_icc_info;

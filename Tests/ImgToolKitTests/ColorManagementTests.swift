@@ -217,4 +217,22 @@ struct ColorManagementTests {
         let value = pixelSamples(try source.frame(at: 0).image, 0, 0)[0]
         #expect((173...174).contains(value), "got \(value); 255 * 0.5^(1/1.8) = 173.5")
     }
+
+    @Test("A profile that is sRGB in all but its bytes converts as sRGB: no change, and the bytes are kept")
+    func sRGBEquivalentProfiles() async throws {
+        #expect(ColorProfile.sRGB.isSRGB && ColorProfile.sRGB.description == "sRGB IEC61966-2.1")
+        #expect(!ColorProfile(data: try Self.fixture("display-p3.icc")).isSRGB)
+        #expect(!ColorProfile(data: try Self.fixture("adobe-rgb.icc")).isSRGB)
+        let image = TestImages.noise8(width: 32, height: 16, seed: 7)
+        #expect(try image.convertingColors(from: .sRGB, to: nil) == image)
+        var tagged = image
+        tagged.metadata = ImageMetadata(
+            format: .png, bitDepth: 8, colorType: .rgba, color: ColorMetadata(profile: .sRGB))
+        let source = StillImageSource(tagged)
+        #expect(source.convertedToSRGB() is StillImageSource)  // nothing to do
+        let bytes = try await Self.encode(source, as: "png")
+        let written = try ImageSource(data: bytes, name: "out")
+        #expect(written.info.color.profile?.data == ColorProfile.sRGB.data)
+        #expect(firstDifference(image, try written.frame(at: 0).image) == nil)
+    }
 }

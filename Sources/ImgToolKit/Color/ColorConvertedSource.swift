@@ -28,33 +28,35 @@ public struct ColorConvertedSource: FrameSource {
     }
 
     /// A reader that converts each of the base's frames in place.
-    /// - Throws: the base's errors, or `corrupt` when Little CMS refuses the pair of profiles.
+    /// - Throws: the base's errors; its frames throw `corrupt` when Little CMS refuses the pair.
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        let reader = try base.makeFrameReader(depth: depth)
-        let gray = source?.colorSpace == .gray
-        let eight = try ColorTransform.make(
-            from: source, to: destination, layout: gray ? .grayInRGBA(.eight) : .rgba(.eight))
-        let sixteen = try ColorTransform.make(
-            from: source, to: destination, layout: gray ? .grayInRGBA(.sixteen) : .rgba(.sixteen))
-        return ConvertingFrameReader(base: reader, eight: eight, sixteen: sixteen)
+        ConvertingFrameReader(base: try base.makeFrameReader(depth: depth), from: source, to: destination)
     }
 }
 
-/// Converts each frame its base reader gives.
+/// Converts each frame its base reader gives, with the transform for the frame's depth (made on
+/// first use, then cached).
 final class ConvertingFrameReader: FrameReader {
     private let base: any FrameReader
-    private let eight: ColorTransform
-    private let sixteen: ColorTransform
+    private let source: ColorProfile?
+    private let destination: ColorProfile?
+    private var transforms: [SampleDepth: ColorTransform] = [:]
 
-    init(base: any FrameReader, eight: ColorTransform, sixteen: ColorTransform) {
+    init(base: any FrameReader, from source: ColorProfile?, to destination: ColorProfile?) {
         self.base = base
-        self.eight = eight
-        self.sixteen = sixteen
+        self.source = source
+        self.destination = destination
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {
         guard var frame = try base.nextFrame() else { return nil }
-        (frame.image.depth == .eight ? eight : sixteen).apply(to: &frame.image)
+        let depth = frame.image.depth
+        if transforms[depth] == nil {
+            let gray = source?.colorSpace == .gray
+            transforms[depth] = try ColorTransform.make(
+                from: source, to: destination, layout: gray ? .grayInRGBA(depth) : .rgba(depth))
+        }
+        transforms[depth]?.apply(to: &frame.image)
         return frame
     }
 }
@@ -68,7 +70,7 @@ extension FrameSource {
     /// conversion never fails on one.
     public func convertingColors(to profile: ColorProfile?) -> any FrameSource {
         let from = info.color.effectiveProfile
-        guard from?.data != profile?.data else { return self }
+        guard from.conversionKey != profile.conversionKey else { return self }
         if let converted = self as? ColorConvertedSource {
             return converted.base.convertingColors(to: profile)
         }
@@ -85,10 +87,18 @@ extension PixelBuffer {
     public func convertingColors(from source: ColorProfile?, to destination: ColorProfile?) throws(ImgToolError)
         -> PixelBuffer
     {
-        guard source?.data != destination?.data else { return self }
+        guard source.conversionKey != destination.conversionKey else { return self }
         let layout: ColorTransform.Layout = source?.colorSpace == .gray ? .grayInRGBA(depth) : .rgba(depth)
         var copy = self
         try ColorTransform.make(from: source, to: destination, layout: layout).apply(to: &copy)
         return copy
+    }
+}
+
+extension Optional where Wrapped == ColorProfile {
+    /// What a conversion compares: the profile's bytes, or `nil` for sRGB and for a profile that
+    /// is sRGB in all but its bytes (converting between those changes nothing).
+    var conversionKey: [UInt8]? {
+        flatMap { $0.isSRGB ? nil : $0.data }
     }
 }

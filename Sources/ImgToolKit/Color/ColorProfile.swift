@@ -30,6 +30,10 @@ public struct ColorProfile: Sendable, Hashable, Codable {
     public let isUsable: Bool
     /// Why the profile cannot be used, when it cannot.
     public let problem: String?
+    /// Whether the profile is sRGB in all but its bytes (matrix/shaper with sRGB's colorants and
+    /// curves, as most embedded "sRGB IEC61966-2.1" profiles are): conversions treat it as sRGB
+    /// and skip the work, while writers still carry the bytes on.
+    public let isSRGB: Bool
 
     /// Parses `data` with Little CMS. Never fails: an unreadable profile has
     /// ``isUsable`` `false` and a ``problem``.
@@ -41,6 +45,7 @@ public struct ColorProfile: Sendable, Hashable, Codable {
             imgtool_icc_inspect(bytes.baseAddress, bytes.count, &info, &error, error.count)
         }
         isUsable = accepted != 0
+        isSRGB = accepted != 0 && info.is_srgb != 0
         problem = accepted != 0 ? nil : String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
         description = accepted != 0 ? Self.text(of: info.description) : ""
         colorSpace =

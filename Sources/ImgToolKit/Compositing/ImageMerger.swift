@@ -119,7 +119,7 @@ public struct ImageMerger: Sendable {
     static func convertColors(of layers: inout [LoadedImage], to profile: ColorProfile?) {
         for index in layers.indices {
             let from = layers[index].info.color.effectiveProfile
-            guard from?.data != profile?.data else { continue }
+            guard from.conversionKey != profile.conversionKey else { continue }
             if let image = try? layers[index].image.convertingColors(from: from, to: profile) {
                 layers[index].image = image
             }
