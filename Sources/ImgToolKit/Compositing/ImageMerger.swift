@@ -19,11 +19,18 @@ public struct ImageMerger: Sendable {
     public let loader: ImageLoader
     /// Where and how the overlays are drawn.
     public let placement: OverlayPlacement
+    /// Whether each overlay is converted into the background's colour space before it is drawn
+    /// (the default): an untagged sRGB logo on a Display P3 photo keeps its colours. `false`
+    /// draws the samples as stored, as tools without colour management do.
+    public let convertsOverlayColors: Bool
 
     /// Creates a merger.
-    public init(loader: ImageLoader = ImageLoader(), placement: OverlayPlacement = .centered) {
+    public init(
+        loader: ImageLoader = ImageLoader(), placement: OverlayPlacement = .centered, convertsOverlayColors: Bool = true
+    ) {
         self.loader = loader
         self.placement = placement
+        self.convertsOverlayColors = convertsOverlayColors
     }
 
     /// What a merge produced.
@@ -61,7 +68,7 @@ public struct ImageMerger: Sendable {
             throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
         }
         let info = base.info
-        Self.convertColors(of: &layers, to: info.color.effectiveProfile)
+        if convertsOverlayColors { Self.convertColors(of: &layers, to: info.color.effectiveProfile) }
         guard base.info.isAnimated || layers.contains(where: \.info.isAnimated) else {
             // Still images: hand the pixels over, so compositing changes the background in place.
             let canvas = base.takeImage()
