@@ -67,11 +67,11 @@ public struct MergedAnimation: FrameSource {
         width = background.info.width
         height = background.info.height
         depth = firstFrame.depth
-        isOpaque = background.animation == nil && firstFrame.firstTranslucentRow() == nil
+        let backgroundAnimated = background.animation != nil || background.converted != nil
+        isOpaque = !backgroundAnimated && firstFrame.firstTranslucentRow() == nil
         layers = inputs.map { input in
-            Layer(
-                name: input.name, still: input.animation == nil ? input.image : nil,
-                source: input.converted ?? input.animation)
+            let source = input.converted ?? input.animation
+            return Layer(name: input.name, still: source == nil ? input.image : nil, source: source)
         }
         self.placement = placement
         self.firstFrame = firstFrame

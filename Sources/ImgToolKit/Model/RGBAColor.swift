@@ -1,5 +1,5 @@
 /// An 8-bit straight-alpha colour, as options such as `--background` take it.
-public struct RGBAColor: Sendable, Hashable, CustomStringConvertible {
+public struct RGBAColor: Sendable, Hashable, CustomStringConvertible, Codable {
     /// Red, 0-255.
     public var red: UInt8
     /// Green, 0-255.

@@ -5,7 +5,8 @@ import ImgToolKit
 struct ConvertCommand: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Write an image in another format: every frame, delay and the number of plays kept.",
+        abstract:
+            "Write an image in another format, applying operations in the order written: every frame, delay and the number of plays kept.",
         discussion: """
             The output format follows OUTPUT's extension, or --format (needed for -); imgtool \
             formats lists what can be written. PNG and APNG store every frame exactly, the \
@@ -16,6 +17,13 @@ struct ConvertCommand: BatchableCommand {
             INPUT is a path, a file://, http:// or https:// URL, or - for standard input; OUTPUT \
             is a path or - for standard output. The output is written atomically, never over the \
             input, and over an existing file only with --force.
+
+            Operations, applied in the order written, to a still or to every frame: --crop \
+            WxH+X+Y | W:H, --resize W | xH | WxH | P% (--filter, --linear), --rotate DEG \
+            (clockwise; right angles exact, others expand the canvas onto --background), --flip, \
+            --flop, --trim, --pad N | T,R,B,L, --blur SIGMA, --sharpen SIGMA, --grayscale, \
+            --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-size P%, \
+            --tile); for animations --speed X, --reverse, --frames A..B (and --loops N).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
             is written), 64 for a usage error, 128+N when signal N stopped it (nothing is written).
@@ -31,11 +39,28 @@ struct ConvertCommand: BatchableCommand {
     @OptionGroup var reading: InputOptions
     @OptionGroup var writing: OutputOptions
 
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp("Operations, in order (see above).", valueName: "operation"))
+    var operationWords: [String] = []
+
     func validate() throws {
         _ = try writing.output(output)
+        _ = try operations()
     }
 
-    var inputNames: [String] { [input] }
+    /// The operations, in the order written.
+    func operations() throws -> [ImageOperation] {
+        try OperationWords.parse(operationWords, background: writing.background)
+    }
+
+    var inputNames: [String] {
+        let overlays = ((try? operations()) ?? []).compactMap { step -> String? in
+            if case .overlay(let overlay) = step { return overlay.input }
+            return nil
+        }
+        return [input] + overlays
+    }
     var outputPath: String? { output }
 
     func run() async throws {
@@ -45,12 +70,39 @@ struct ConvertCommand: BatchableCommand {
 
     func perform(in context: CommandContext) async throws -> CommandOutcome {
         let target = try writing.output(output, in: context)
-        let parsed = try InputOptions.parse([input])
+        let steps = try operations()
+        // Overlays are inputs too: never written over, and libcurl loaded for a URL.
+        let overlays = steps.compactMap { step -> String? in
+            if case .overlay(let overlay) = step { return overlay.input }
+            return nil
+        }
+        let parsed = try InputOptions.parse([input] + overlays)
         try target.check(against: parsed)
-        let source = try await reading.open(parsed[0], in: context)
-        for warning in source.info.warnings { context.note("warning: \(input): \(warning)") }
+        let opened = try await reading.open(parsed[0], in: context)
+        for warning in opened.info.warnings { context.note("warning: \(input): \(warning)") }
+        let source = try await Self.apply(
+            steps, to: opened, context: OperationContext(loader: reading.loader(in: context), limits: reading.limits))
         try writing.prepare(source, for: target, in: context)
         try await writing.write(source, to: target, verb: "convert", in: context)
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
+    }
+
+    /// `steps` applied to `source`; a step that does not fit the image (a crop box outside it) is
+    /// a usage error, other failures are the input's.
+    static func apply(_ steps: [ImageOperation], to source: any FrameSource, context: OperationContext)
+        async throws -> any FrameSource
+    {
+        let result: Result<any FrameSource, ImgToolError>
+        do {
+            result = .success(try await source.applying(steps, context: context))
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let done): return done
+        case .failure(let error) where error.code == .invalidArgument && error.input == nil:
+            throw ValidationError(error.message)
+        case .failure(let error): throw error
+        }
     }
 }

@@ -56,6 +56,11 @@ struct InputOptions: ParsableArguments {
             keepGoing: keepGoing, limits: limits, maxBytes: maxBytes, decoding: decoding, cache: cache)
     }
 
+    /// A loader for inputs an operation names (overlays), through the context's fetcher and cache.
+    func loader(in context: CommandContext) -> ImageLoader {
+        ImageLoader(fetcher: context.fetcher ?? fetcher, options: loaderOptions(cache: context.cache))
+    }
+
     /// Parses what the user typed; loads libcurl first when an input is an http(s) URL.
     /// - Throws: ``ImgToolError`` naming the input as typed.
     static func parse(_ texts: [String]) throws(ImgToolError) -> [ImageInput] {

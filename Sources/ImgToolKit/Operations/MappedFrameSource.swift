@@ -1,0 +1,69 @@
+/// What an operation that changes each frame on its own does: the output size for an input
+/// size, and the frame itself.
+protocol FrameMapping: Sendable {
+    /// The size of the frames made from frames of `input` size.
+    func outputSize(for input: PixelSize) -> PixelSize
+    /// The frame made from `image`.
+    func map(_ image: PixelBuffer) -> PixelBuffer
+    /// Whether an opaque input stays opaque (no transparent border or corner is added).
+    var keepsOpacity: Bool { get }
+}
+
+/// A ``FrameSource`` whose every composited frame goes through a ``FrameMapping`` as it is read:
+/// one frame in memory at a time, the timing and the colour description kept.
+struct MappedFrameSource: FrameSource {
+    let base: any FrameSource
+    let mapping: any FrameMapping
+    let info: ImageInfo
+
+    var isOpaque: Bool { mapping.keepsOpacity && base.isOpaque }
+
+    init(_ base: any FrameSource, mapping: any FrameMapping) {
+        self.base = base
+        self.mapping = mapping
+        let size = mapping.outputSize(for: PixelSize(width: base.info.width, height: base.info.height))
+        info = base.info.withCanvas(size)
+    }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        MappedFrameReader(base: try base.makeFrameReader(depth: depth), mapping: mapping, frames: info.frames)
+    }
+}
+
+final class MappedFrameReader: FrameReader {
+    private let base: any FrameReader
+    private let mapping: any FrameMapping
+    private let frames: [FrameInfo]
+
+    init(base: any FrameReader, mapping: any FrameMapping, frames: [FrameInfo]) {
+        self.base = base
+        self.mapping = mapping
+        self.frames = frames
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard let frame = try base.nextFrame() else { return nil }
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled at frame \(frame.index)") }
+        var image = mapping.map(frame.image)
+        image.metadata = frame.image.metadata
+        return Frame(info: frames[frame.index], image: image)
+    }
+}
+
+extension ImageInfo {
+    /// This information for composited frames of `size`: every frame the whole canvas, drawn
+    /// with source blending, delays kept; the stored size and orientation become the canvas's.
+    func withCanvas(_ size: PixelSize) -> ImageInfo {
+        var info = self
+        info.width = size.width
+        info.height = size.height
+        info.storedSize = size
+        info.frames = frames.map { frame in
+            FrameInfo(
+                index: frame.index, delay: frame.delay,
+                region: FrameRegion(x: 0, y: 0, width: size.width, height: size.height), disposal: .none,
+                blend: .source)
+        }
+        return info
+    }
+}

@@ -1,0 +1,197 @@
+/// The operations on an animation's timing: `--speed X`, `--reverse`, `--frames A..B` and
+/// `--loops N`. Pixels are not touched; frames are read as composited.
+public enum TimingOperation: FrameOperation, Hashable, Codable {
+    /// Every delay divided by this factor (above 0). Writers that round delays (GIF's
+    /// centiseconds) carry the rounding from frame to frame, so the total does not drift.
+    case speed(Double)
+    /// The frames in the opposite order, each with its own delay.
+    case reverse
+    /// Frames `first` through `last` (0-based, inclusive).
+    case frames(first: Int, last: Int)
+    /// How many times the animation plays, 0 forever.
+    case loops(Int)
+
+    /// Parses `--speed X`.
+    /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
+    public static func speed(parsing text: String) throws(ImgToolError) -> TimingOperation {
+        guard let factor = Double(text.hasSuffix("x") ? String(text.dropLast()) : text), factor.isFinite,
+            factor > 0, factor <= 1000
+        else {
+            throw ImgToolError(.invalidArgument, "--speed \(text): expected a factor above 0 (2 plays twice as fast)")
+        }
+        return .speed(factor)
+    }
+
+    /// Parses `--frames A..B` (or a single frame `A`).
+    /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
+    public static func frames(parsing text: String) throws(ImgToolError) -> TimingOperation {
+        let parts = text.components(separatedBy: "..")
+        let bounds = parts.map { Int($0) }
+        guard (parts.count == 1 || parts.count == 2), let first = bounds.first ?? nil, let last = bounds.last ?? nil,
+            first >= 0, last >= first
+        else {
+            throw ImgToolError(.invalidArgument, "--frames \(text): expected A..B, 0-based, with A <= B")
+        }
+        return .frames(first: first, last: last)
+    }
+
+    /// Parses `--loops N`.
+    /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
+    public static func loops(parsing text: String) throws(ImgToolError) -> TimingOperation {
+        guard let plays = Int(text), plays >= 0 else {
+            throw ImgToolError(.invalidArgument, "--loops \(text): expected 0 (forever) or a number of plays")
+        }
+        return .loops(plays)
+    }
+
+    public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
+        -> any FrameSource
+    {
+        var info = source.info
+        switch self {
+        case .speed(let factor):
+            info.frames = info.frames.map { frame in
+                var frame = frame
+                frame.delay = frame.delay / factor
+                return frame
+            }
+            return RetimedFrameSource(base: source, info: info, order: .same)
+        case .loops(let plays):
+            info.plays = plays
+            info.loopValue = plays
+            return RetimedFrameSource(base: source, info: info, order: .same)
+        case .frames(let first, let last):
+            guard last < info.frameCount else {
+                throw ImgToolError(
+                    .invalidArgument,
+                    "--frames \(first)..\(last): the image has \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s") (0..\(info.frameCount - 1))"
+                )
+            }
+            info = info.withCanvas(PixelSize(width: info.width, height: info.height))
+            info.frames = Array(info.frames[first...last]).enumerated().map { index, frame in
+                var frame = frame
+                frame.index = index
+                return frame
+            }
+            return RetimedFrameSource(base: source, info: info, order: .range(first...last))
+        case .reverse:
+            let count = info.frameCount
+            info = info.withCanvas(PixelSize(width: info.width, height: info.height))
+            let delays = info.frames.map(\.delay)
+            info.frames = info.frames.enumerated().map { index, frame in
+                var frame = frame
+                frame.delay = delays[count - 1 - index]
+                return frame
+            }
+            return RetimedFrameSource(base: source, info: info, order: .reversed)
+        }
+    }
+}
+
+/// A source whose frames are the base's composited frames, retimed, selected or in reverse.
+struct RetimedFrameSource: FrameSource {
+    enum Order: Sendable {
+        case same
+        case range(ClosedRange<Int>)
+        case reversed
+    }
+
+    let base: any FrameSource
+    let info: ImageInfo
+    let order: Order
+    /// Bytes of frames a reversed reader keeps at once (see ``ReversingFrameReader``).
+    var reverseBudget = ReversingFrameReader.defaultBudget
+
+    var isOpaque: Bool { base.isOpaque }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        switch order {
+        case .same, .range:
+            return SelectingFrameReader(base: try base.makeFrameReader(depth: depth), order: order, frames: info.frames)
+        case .reversed:
+            return ReversingFrameReader(base: base, depth: depth, frames: info.frames, budget: reverseBudget)
+        }
+    }
+}
+
+/// The base's frames in order, the ones outside a range skipped (they are still composited, as
+/// the frames after them depend on them), each given its new information.
+final class SelectingFrameReader: FrameReader {
+    private let base: any FrameReader
+    private let order: RetimedFrameSource.Order
+    private let frames: [FrameInfo]
+
+    init(base: any FrameReader, order: RetimedFrameSource.Order, frames: [FrameInfo]) {
+        self.base = base
+        self.order = order
+        self.frames = frames
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        while let frame = try base.nextFrame() {
+            switch order {
+            case .range(let range):
+                guard range.contains(frame.index) else {
+                    if frame.index > range.upperBound { return nil }
+                    continue
+                }
+                return Frame(info: frames[frame.index - range.lowerBound], image: frame.image)
+            default:
+                return Frame(info: frames[frame.index], image: frame.image)
+            }
+        }
+        return nil
+    }
+}
+
+/// The base's frames last to first. A reader only goes forwards, so the frames are read in
+/// segments from the end: as many frames as the budget's bytes hold are kept at a time, and each
+/// segment is reached by reading the frames before it again. An animation that fits the budget
+/// (a 480x270 clip of up to 1,000 frames) is read once; a larger one costs more decoding, never
+/// more memory.
+final class ReversingFrameReader: FrameReader {
+    /// Bytes of composited frames kept at once, by default.
+    static let defaultBudget = 512 << 20
+
+    private let budget: Int
+    private let base: any FrameSource
+    private let depth: SampleDepth?
+    private let frames: [FrameInfo]
+    private var held: [PixelBuffer] = []
+    private var segmentStart: Int
+    private var next = 0
+
+    init(base: any FrameSource, depth: SampleDepth?, frames: [FrameInfo], budget: Int) {
+        self.budget = budget
+        self.base = base
+        self.depth = depth
+        self.frames = frames
+        segmentStart = frames.count
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard next < frames.count else { return nil }
+        if held.isEmpty { try readSegment() }
+        guard let image = held.popLast() else { return nil }
+        defer { next += 1 }
+        return Frame(info: frames[next], image: image)
+    }
+
+    /// Reads the segment of frames just before the last one read, keeping as many as the budget holds.
+    private func readSegment() throws(ImgToolError) {
+        let end = segmentStart
+        let frameBytes = max(1, base.info.width * base.info.height * 4 * (depth == .sixteen ? 2 : 1))
+        let length = max(1, min(end, budget / frameBytes))
+        let start = end - length
+        let reader = try base.makeFrameReader(depth: depth)
+        while let frame = try reader.nextFrame() {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while reversing at frame \(frame.index)") }
+            if frame.index >= start { held.append(frame.image) }
+            if frame.index == end - 1 { break }
+        }
+        guard held.count == length else {
+            throw ImgToolError(.truncated, "the data ends before frame \(end - 1)")
+        }
+        segmentStart = start
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import ImgToolKit
+
+/// The operations of `imgtool convert IN OUT [OPERATION...]`, parsed in the order written into
+/// the library's ``ImageOperation`` list (a `batch` job line's words go through the same parse).
+///
+/// Each operation is a flag with its value (`--crop 640x360+0+0`, `--rotate 90`, `--flip`); an
+/// `--overlay FILE` is followed by its own placement (`--gravity`, `--offset X,Y`, `--opacity`,
+/// `--overlay-size P%`, `--tile`), which applies to it alone. `--filter` and `--linear` set how
+/// every `--resize` filters; `--background` (an output option) fills what `--rotate` and `--pad`
+/// uncover. Any other word is a usage error that names it.
+enum OperationWords {
+    /// Parses `words`.
+    /// - Throws: `ValidationError` naming the option and the value.
+    static func parse(_ words: [String], background: RGBAColor?) throws -> [ImageOperation] {
+        var operations: [ImageOperation] = []
+        var filter = "lanczos3"
+        var linear = false
+        // Flags in `--name=value` form are split; values are the next word otherwise.
+        var queue = words.flatMap { word -> [String] in
+            guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return [word] }
+            return [String(word[..<equals]), String(word[word.index(after: equals)...])]
+        }[...]
+        func value(for option: String) throws(ImgToolError) -> String {
+            guard let next = queue.popFirst() else { throw ImgToolError(.invalidArgument, "\(option) needs a value") }
+            return next
+        }
+        func lastOverlay(_ option: String) throws(ImgToolError) -> OverlayOperation {
+            guard case .overlay(let overlay) = operations.last else {
+                throw ImgToolError(.invalidArgument, "\(option) places an overlay: write it after --overlay FILE")
+            }
+            return overlay
+        }
+        do throws(ImgToolError) {
+            while let word = queue.popFirst() {
+                switch word {
+                case "--crop": operations.append(.crop(try CropOperation(parsing: try value(for: word))))
+                case "--resize":
+                    operations.append(
+                        .resize(try ResizeOperation(size: try value(for: word), filter: filter, linear: linear)))
+                case "--rotate":
+                    operations.append(
+                        .rotate(try RotateOperation(parsing: try value(for: word), background: background)))
+                case "--flip": operations.append(.mirror(MirrorOperation(.flip)))
+                case "--flop": operations.append(.mirror(MirrorOperation(.flop)))
+                case "--trim": operations.append(.trim(TrimOperation()))
+                case "--pad":
+                    operations.append(.pad(try PadOperation(parsing: try value(for: word), color: background)))
+                case "--blur":
+                    operations.append(
+                        .filter(.blur(sigma: try FilterOperation.sigma(parsing: try value(for: word), option: word))))
+                case "--sharpen":
+                    operations.append(
+                        .filter(.sharpen(sigma: try FilterOperation.sigma(parsing: try value(for: word), option: word)))
+                    )
+                case "--grayscale", "--greyscale": operations.append(.filter(.grayscale))
+                case "--overlay": operations.append(.overlay(OverlayOperation(input: try value(for: word))))
+                case "--gravity":
+                    var overlay = try lastOverlay(word)
+                    let name = try value(for: word)
+                    guard let gravity = Gravity(rawValue: name.lowercased()) else {
+                        throw ImgToolError(
+                            .invalidArgument,
+                            "--gravity \(name): expected one of \(Gravity.allCases.map(\.rawValue).joined(separator: ", "))"
+                        )
+                    }
+                    overlay.gravity = gravity
+                    operations[operations.count - 1] = .overlay(overlay)
+                case "--offset":
+                    var overlay = try lastOverlay(word)
+                    let text = try value(for: word)
+                    let parts = text.split(separator: ",").compactMap { Int($0) }
+                    guard parts.count == 2 else {
+                        throw ImgToolError(.invalidArgument, "--offset \(text): expected X,Y in pixels")
+                    }
+                    overlay.offsetX = parts[0]
+                    overlay.offsetY = parts[1]
+                    operations[operations.count - 1] = .overlay(overlay)
+                case "--opacity":
+                    var overlay = try lastOverlay(word)
+                    let text = try value(for: word)
+                    guard let opacity = Double(text), (0...1).contains(opacity) else {
+                        throw ImgToolError(.invalidArgument, "--opacity \(text): expected a number from 0 to 1")
+                    }
+                    overlay.opacity = opacity
+                    operations[operations.count - 1] = .overlay(overlay)
+                case "--overlay-size":
+                    var overlay = try lastOverlay(word)
+                    let text = try value(for: word)
+                    guard text.hasSuffix("%"), let percent = Double(text.dropLast()), percent > 0, percent <= 10_000
+                    else {
+                        throw ImgToolError(
+                            .invalidArgument,
+                            "--overlay-size \(text): expected a percentage of the image's width, as 10%")
+                    }
+                    overlay.widthPercent = percent
+                    operations[operations.count - 1] = .overlay(overlay)
+                case "--tile":
+                    var overlay = try lastOverlay(word)
+                    overlay.tiles = true
+                    operations[operations.count - 1] = .overlay(overlay)
+                case "--speed": operations.append(.timing(try TimingOperation.speed(parsing: try value(for: word))))
+                case "--reverse": operations.append(.timing(.reverse))
+                case "--frames": operations.append(.timing(try TimingOperation.frames(parsing: try value(for: word))))
+                case "--filter":
+                    let name = try value(for: word)
+                    _ = try ResampleFilter(named: name)
+                    filter = name
+                case "--linear": linear = true
+                default:
+                    throw ImgToolError(
+                        .invalidArgument, "unknown option or operation \"\(word)\" (see imgtool convert --help)")
+                }
+            }
+        } catch {
+            throw ValidationError(error.message)
+        }
+        // --filter and --linear apply to every resize, wherever they were written.
+        return operations.map { operation in
+            guard case .resize(var resize) = operation else { return operation }
+            resize.filter = filter
+            resize.linear = linear
+            return .resize(resize)
+        }
+    }
+}
