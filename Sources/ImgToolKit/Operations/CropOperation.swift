@@ -69,6 +69,7 @@ public struct CropOperation: FrameOperation, Hashable, Codable {
         }
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {

@@ -17,6 +17,7 @@ public enum FilterOperation: FrameOperation, Hashable, Codable {
         return sigma
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {

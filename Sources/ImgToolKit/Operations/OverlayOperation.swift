@@ -46,6 +46,7 @@ public struct OverlayOperation: FrameOperation, Hashable, Codable {
             opacity: opacity, overlayWidth: widthPercent.map { .percent($0) })
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {

@@ -34,6 +34,7 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
         }
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {

@@ -31,6 +31,7 @@ public struct RotateOperation: FrameOperation, Hashable, Codable {
         return turns == turns.rounded() ? Int(turns) : nil
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
@@ -82,6 +83,7 @@ public struct MirrorOperation: FrameOperation, Hashable, Codable {
         self.axis = axis
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {

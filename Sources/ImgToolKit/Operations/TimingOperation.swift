@@ -44,6 +44,7 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
         return .loops(plays)
     }
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {

@@ -5,6 +5,7 @@ public struct TrimOperation: FrameOperation, Hashable, Codable {
     /// A trim.
     public init() {}
 
+    /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
