@@ -1,96 +1,97 @@
-import XCTest
+import Testing
 
 @testable import ImgToolKit
 
 /// EXIF and XMP editing for output files: orientation rewritten, GPS and thumbnails removed in
 /// place, hostile blocks survived.
-final class MetadataEditorTests: XCTestCase {
-    func testOrientationIsRewrittenInPlace() {
+@Suite("EXIF and XMP editors")
+struct MetadataEditorTests {
+    @Test func orientationIsRewrittenInPlace() {
         for bigEndian in [false, true] {
             let fixture = EXIFFixture(bigEndian: bigEndian)
             let block = EXIFBlock(tiff: fixture.bytes)
-            XCTAssertEqual(block.orientation, 6)
+            #expect(block.orientation == 6)
             let edited = block.edited(orientation: 1, removingGPS: false, removingThumbnail: false)
-            XCTAssertEqual(EXIFReader.orientation(inTIFF: edited.bytes[...]), 1)
-            XCTAssertEqual(edited.bytes.count, fixture.bytes.count)
-            XCTAssertEqual(zip(edited.bytes, fixture.bytes).filter { $0 != $1 }.count, 1)
-            XCTAssertEqual(block.edited(orientation: nil, removingGPS: false, removingThumbnail: false), block)
+            #expect(EXIFReader.orientation(inTIFF: edited.bytes[...]) == 1)
+            #expect(edited.bytes.count == fixture.bytes.count)
+            #expect(zip(edited.bytes, fixture.bytes).filter { $0 != $1 }.count == 1)
+            #expect(block.edited(orientation: nil, removingGPS: false, removingThumbnail: false) == block)
         }
     }
 
-    func testGPSIsRemovedAndEverythingElseKeepsItsOffset() {
+    @Test func gPSIsRemovedAndEverythingElseKeepsItsOffset() {
         for bigEndian in [false, true] {
             let fixture = EXIFFixture(bigEndian: bigEndian)
             let block = EXIFBlock(tiff: fixture.bytes)
-            XCTAssertTrue(block.hasGPS)
-            XCTAssertTrue(contains(fixture.bytes, fixture.latitude))
+            #expect(block.hasGPS)
+            #expect(contains(fixture.bytes, fixture.latitude))
             let edited = block.edited(orientation: nil, removingGPS: true, removingThumbnail: false)
             let tiff = fixture.reader(edited.bytes)
-            XCTAssertFalse(edited.hasGPS)
-            XCTAssertFalse(contains(edited.bytes, fixture.latitude))
-            XCTAssertTrue(edited.bytes[fixture.gpsIFD..<fixture.gpsIFD + 2 + 12 * 3 + 4].allSatisfy { $0 == 0 })
-            XCTAssertEqual(tiff.u16(8), 5)
-            XCTAssertNil(tiff.entry(0x8825, in: 8))
-            XCTAssertEqual(tiff.u32(8 + 2 + 12 * 5), UInt32(fixture.ifd1))
-            XCTAssertEqual(
-                Array(edited.bytes[(8 + 2 + 12 * 5 + 4)..<(8 + 2 + 12 * 6 + 4)]), [UInt8](repeating: 0, count: 12))
-            XCTAssertEqual(edited.orientation, 6)
-            XCTAssertEqual(tiff.entry(0x010F, in: 8).map { tiff.u32($0 + 8) }, UInt32(fixture.make))
-            XCTAssertEqual(Array(edited.bytes[fixture.make..<fixture.make + 6]), Array("Canon\0".utf8))
+            #expect(!(edited.hasGPS))
+            #expect(!(contains(edited.bytes, fixture.latitude)))
+            #expect(edited.bytes[fixture.gpsIFD..<fixture.gpsIFD + 2 + 12 * 3 + 4].allSatisfy { $0 == 0 })
+            #expect(tiff.u16(8) == 5)
+            #expect(tiff.entry(0x8825, in: 8) == nil)
+            #expect(tiff.u32(8 + 2 + 12 * 5) == UInt32(fixture.ifd1))
+            #expect(
+                Array(edited.bytes[(8 + 2 + 12 * 5 + 4)..<(8 + 2 + 12 * 6 + 4)]) == [UInt8](repeating: 0, count: 12))
+            #expect(edited.orientation == 6)
+            #expect(tiff.entry(0x010F, in: 8).map { tiff.u32($0 + 8) } == UInt32(fixture.make))
+            #expect(Array(edited.bytes[fixture.make..<fixture.make + 6]) == Array("Canon\0".utf8))
             let exif = tiff.entry(0x8769, in: 8).map { Int(tiff.u32($0 + 8)) }
-            XCTAssertEqual(exif, fixture.exifIFD)
-            XCTAssertEqual(tiff.entry(0x9003, in: fixture.exifIFD).map { tiff.u32($0 + 8) }, UInt32(fixture.dateTime))
-            XCTAssertEqual(Array(edited.bytes[fixture.dateTime..<fixture.dateTime + 4]), Array("2024".utf8))
-            XCTAssertTrue(contains(edited.bytes, fixture.thumbnail))
-            XCTAssertEqual(edited.bytes.count, fixture.bytes.count)
+            #expect(exif == fixture.exifIFD)
+            #expect(tiff.entry(0x9003, in: fixture.exifIFD).map { tiff.u32($0 + 8) } == UInt32(fixture.dateTime))
+            #expect(Array(edited.bytes[fixture.dateTime..<fixture.dateTime + 4]) == Array("2024".utf8))
+            #expect(contains(edited.bytes, fixture.thumbnail))
+            #expect(edited.bytes.count == fixture.bytes.count)
         }
     }
 
-    func testThumbnailIsRemovedAndTheBlockCut() {
+    @Test func thumbnailIsRemovedAndTheBlockCut() {
         for bigEndian in [false, true] {
             let fixture = EXIFFixture(bigEndian: bigEndian)
             let edited = EXIFBlock(tiff: fixture.bytes).edited(
                 orientation: nil, removingGPS: false, removingThumbnail: true)
             let tiff = fixture.reader(edited.bytes)
-            XCTAssertEqual(tiff.u32(8 + 2 + 12 * 6), 0)
-            XCTAssertFalse(contains(edited.bytes, fixture.thumbnail))
+            #expect(tiff.u32(8 + 2 + 12 * 6) == 0)
+            #expect(!(contains(edited.bytes, fixture.thumbnail)))
             // Cut where IFD1 began: the GPS values were the last bytes still referenced.
-            XCTAssertEqual(edited.bytes.count, fixture.ifd1)
+            #expect(edited.bytes.count == fixture.ifd1)
             // Everything else, GPS included, is as it was.
-            XCTAssertTrue(edited.hasGPS)
+            #expect(edited.hasGPS)
             var expected = Array(fixture.bytes[..<fixture.ifd1])
             expected.replaceSubrange((8 + 2 + 12 * 6)..<(8 + 2 + 12 * 6 + 4), with: [0, 0, 0, 0])
-            XCTAssertEqual(edited.bytes, expected)
+            #expect(edited.bytes == expected)
         }
     }
 
-    func testAllEditsTogether() {
+    @Test func allEditsTogether() {
         for bigEndian in [false, true] {
             let fixture = EXIFFixture(bigEndian: bigEndian)
             let edited = EXIFBlock(tiff: fixture.bytes).edited(
                 orientation: 1, removingGPS: true, removingThumbnail: true)
             let tiff = fixture.reader(edited.bytes)
-            XCTAssertEqual(edited.orientation, 1)
-            XCTAssertFalse(edited.hasGPS)
-            XCTAssertEqual(tiff.u16(8), 5)
-            XCTAssertEqual(tiff.u32(8 + 2 + 12 * 5), 0)
-            XCTAssertFalse(contains(edited.bytes, fixture.latitude))
-            XCTAssertFalse(contains(edited.bytes, fixture.thumbnail))
-            XCTAssertEqual(edited.bytes.count, fixture.gpsIFD)
-            XCTAssertEqual(Array(edited.bytes[fixture.dateTime..<fixture.dateTime + 4]), Array("2024".utf8))
-            XCTAssertEqual(Array(edited.bytes[fixture.makerNote..<fixture.makerNote + 4]), [1, 2, 3, 4])
+            #expect(edited.orientation == 1)
+            #expect(!(edited.hasGPS))
+            #expect(tiff.u16(8) == 5)
+            #expect(tiff.u32(8 + 2 + 12 * 5) == 0)
+            #expect(!(contains(edited.bytes, fixture.latitude)))
+            #expect(!(contains(edited.bytes, fixture.thumbnail)))
+            #expect(edited.bytes.count == fixture.gpsIFD)
+            #expect(Array(edited.bytes[fixture.dateTime..<fixture.dateTime + 4]) == Array("2024".utf8))
+            #expect(Array(edited.bytes[fixture.makerNote..<fixture.makerNote + 4]) == [1, 2, 3, 4])
         }
     }
 
-    func testAPP1PrefixIsStripped() {
+    @Test func aPP1PrefixIsStripped() {
         let fixture = EXIFFixture(bigEndian: true)
-        XCTAssertEqual(EXIFBlock(app1OrTIFF: Array("Exif\0\0".utf8) + fixture.bytes)?.bytes, fixture.bytes)
-        XCTAssertEqual(EXIFBlock(app1OrTIFF: fixture.bytes)?.bytes, fixture.bytes)
-        XCTAssertNil(EXIFBlock(app1OrTIFF: Array("Exif\0\0GIF89a".utf8)))
-        XCTAssertNil(EXIFBlock(app1OrTIFF: []))
+        #expect(EXIFBlock(app1OrTIFF: Array("Exif\0\0".utf8) + fixture.bytes)?.bytes == fixture.bytes)
+        #expect(EXIFBlock(app1OrTIFF: fixture.bytes)?.bytes == fixture.bytes)
+        #expect(EXIFBlock(app1OrTIFF: Array("Exif\0\0GIF89a".utf8)) == nil)
+        #expect(EXIFBlock(app1OrTIFF: []) == nil)
     }
 
-    func testHostileBlocksAreSurvived() {
+    @Test func hostileBlocksAreSurvived() {
         var inputs: [[UInt8]] = [[], [0x49, 0x49, 42, 0], [0x4D, 0x4D, 0, 42, 0xFF, 0xFF, 0xFF, 0xFF]]
         for bigEndian in [false, true] {
             let fixture = EXIFFixture(bigEndian: bigEndian)
@@ -127,30 +128,30 @@ final class MetadataEditorTests: XCTestCase {
             let block = EXIFBlock(tiff: input)
             _ = (block.hasGPS, block.orientation)
             let edited = block.edited(orientation: 3, removingGPS: true, removingThumbnail: true)
-            XCTAssertFalse(edited.hasGPS)
-            XCTAssertLessThanOrEqual(edited.bytes.count, max(input.count, 26))
+            #expect(!(edited.hasGPS))
+            #expect(edited.bytes.count <= max(input.count, 26))
             _ = block.edited(orientation: nil, removingGPS: false, removingThumbnail: true)
             _ = block.edited(orientation: 70_000, removingGPS: true, removingThumbnail: false)
         }
     }
 
-    func testXMPAttributes() {
+    @Test func xMPAttributes() {
         let packet = XMPPacket(
             bytes: Array(
                 """
                 <rdf:Description rdf:about="" exif:GPSLatitude="51,30.43N"
                   exif:GPSLongitude='0,7.5W' tiff:Orientation="6" exif:ExposureTime="1/100"/>
                 """.utf8))
-        XCTAssertTrue(packet.hasGPS)
+        #expect(packet.hasGPS)
         let edited = packet.edited(orientation: 1, removingGPS: true)
-        XCTAssertFalse(edited.hasGPS)
-        XCTAssertEqual(
-            String(decoding: edited.bytes, as: UTF8.self),
-            #"<rdf:Description rdf:about="" tiff:Orientation="1" exif:ExposureTime="1/100"/>"#)
-        XCTAssertEqual(packet.edited(orientation: nil, removingGPS: false), packet)
+        #expect(!(edited.hasGPS))
+        #expect(
+            String(decoding: edited.bytes, as: UTF8.self)
+                == #"<rdf:Description rdf:about="" tiff:Orientation="1" exif:ExposureTime="1/100"/>"#)
+        #expect(packet.edited(orientation: nil, removingGPS: false) == packet)
     }
 
-    func testXMPElements() {
+    @Test func xMPElements() {
         let packet = XMPPacket(
             bytes: Array(
                 """
@@ -164,31 +165,30 @@ final class MetadataEditorTests: XCTestCase {
                   <!-- exif:GPSLatitude="kept in a comment" -->
                 </rdf:Description>
                 """.utf8))
-        XCTAssertTrue(packet.hasGPS)
+        #expect(packet.hasGPS)
         let edited = packet.edited(orientation: 8, removingGPS: true)
-        XCTAssertFalse(edited.hasGPS)
-        XCTAssertEqual(
-            String(decoding: edited.bytes, as: UTF8.self),
-            """
-            <rdf:Description>
-              <tiff:Orientation>8</tiff:Orientation>
-              <!-- exif:GPSLatitude="kept in a comment" -->
-            </rdf:Description>
-            """)
+        #expect(!(edited.hasGPS))
+        #expect(
+            String(decoding: edited.bytes, as: UTF8.self) == """
+                <rdf:Description>
+                  <tiff:Orientation>8</tiff:Orientation>
+                  <!-- exif:GPSLatitude="kept in a comment" -->
+                </rdf:Description>
+                """)
     }
 
-    func testXMPGarbage() {
+    @Test func xMPGarbage() {
         for text in ["", "<", "<<>>\"'", "not xml at all", "<a b='unclosed", "<exif:GPS", "<tiff:Orientation>"] {
             let packet = XMPPacket(bytes: Array(text.utf8))
             let edited = packet.edited(orientation: 1, removingGPS: true)
-            XCTAssertFalse(edited.hasGPS)
-            XCTAssertLessThanOrEqual(edited.bytes.count, packet.bytes.count)
+            #expect(!(edited.hasGPS))
+            #expect(edited.bytes.count <= packet.bytes.count)
         }
-        XCTAssertEqual(
-            XMPPacket(bytes: Array("a <b c='d'> e".utf8)).edited(orientation: 1, removingGPS: true).bytes,
-            Array("a <b c='d'> e".utf8))
+        #expect(
+            XMPPacket(bytes: Array("a <b c='d'> e".utf8)).edited(orientation: 1, removingGPS: true).bytes
+                == Array("a <b c='d'> e".utf8))
         let unclosed = XMPPacket(bytes: Array("<x>\n<exif:GPSLatitude>51,30.43N".utf8))
-        XCTAssertEqual(unclosed.edited(orientation: nil, removingGPS: true).bytes, Array("<x>".utf8))
+        #expect(unclosed.edited(orientation: nil, removingGPS: true).bytes == Array("<x>".utf8))
     }
 
     private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
