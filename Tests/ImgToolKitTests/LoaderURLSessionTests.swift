@@ -8,8 +8,11 @@ import Testing
 #endif
 
 /// `URLSessionFetcher` against mocked responses (a `URLProtocol` on the session configuration):
-/// status codes, size caps, truncation, slow and failing transfers. No network.
-@Suite("URLSession fetcher (mocked)", .timeLimit(.minutes(5)))
+/// status codes, size caps, truncation, slow and failing transfers. No network. Serialized: run
+/// beside its own twenty stalled cancel-early transfers, the stalled-transfer cancellation test
+/// waited past its 60 s for its transfer to start in a full `swift test` on this project's
+/// 2-core machine (the landed main failed the same way here, 1 run in 1).
+@Suite("URLSession fetcher (mocked)", .serialized, .timeLimit(.minutes(5)))
 struct LoaderURLSessionTests {
     static let png: [UInt8] = (try? MergeFixtures.png(TestImages.noise8(width: 16, height: 16, seed: 1))) ?? []
 
