@@ -60,11 +60,17 @@ public struct OperationContext: Sendable {
     public var loader: ImageLoader
     /// Sizes refused before allocating.
     public var limits: DecodingLimits
+    /// How an input is decoded again when a step can use a cheaper decode (a thumbnail of a
+    /// JPEG, at a reduced DCT scale).
+    public var decoding: DecodingOptions
 
     /// Creates a context.
-    public init(loader: ImageLoader = ImageLoader(), limits: DecodingLimits = .default) {
+    public init(
+        loader: ImageLoader = ImageLoader(), limits: DecodingLimits = .default, decoding: DecodingOptions = .default
+    ) {
         self.loader = loader
         self.limits = limits
+        self.decoding = decoding
     }
 }
 

@@ -1,44 +1,71 @@
-/// `--resize W` (a width), `--resize xH` (a height), `--resize WxH` (the largest size that fits
-/// inside, aspect kept) or `--resize 50%`: today's resampler (``ResizedFrameSource``), Lanczos3
-/// unless another filter is named.
+/// A resize with today's resampler (``ResizedFrameSource``): `--resize W` (a width), `--resize xH`
+/// (a height), `--resize WxH` (the largest size that fits inside, aspect kept) or `--resize 50%`
+/// in a chain, and every form `imgtool resize` takes (``ResizeSpec``: `--width`, `--height`,
+/// `--size WxH --fit`, a thumbnail `--size N`). Lanczos3 unless another filter is named.
+///
+/// A thumbnail of an image the codec can shrink as it decodes (a JPEG, at a reduced DCT scale)
+/// is decoded at the smallest such size that leaves four times the output for the filter, or
+/// twice it when no scale leaves four, as vipsthumbnail does; any other resize decodes at full
+/// size and is exact.
 public struct ResizeOperation: FrameOperation, Hashable, Codable {
-    /// The size as typed.
-    public var size: String
-    /// The filter's name (`lanczos3`, `mitchell`, `catmull-rom`, `bilinear`, `box`).
-    public var filter: String
+    /// The size.
+    public var spec: ResizeSpec
+    /// The reconstruction filter.
+    public var filter: ResampleFilter
     /// Whether to filter in linear light.
     public var linear: Bool
 
-    /// A resize to `size` (as `--resize` takes it), checked now.
-    /// - Throws: ``ImgToolError`` `invalidArgument` naming `--resize` and the value.
-    public init(size: String, filter: String = "lanczos3", linear: Bool = false) throws(ImgToolError) {
-        self.size = size
+    /// A resize to `spec`.
+    public init(spec: ResizeSpec, filter: ResampleFilter = .lanczos3, linear: Bool = false) {
+        self.spec = spec
         self.filter = filter
         self.linear = linear
-        _ = try spec
-        _ = try ResampleFilter(named: filter)
     }
 
-    /// The size as a ``ResizeSpec``: a bare number is a width (not a thumbnail); `WxH` fits
-    /// inside the box.
-    var spec: ResizeSpec {
-        get throws(ImgToolError) {
-            do throws(ImgToolError) {
-                if !size.lowercased().contains("x") && !size.hasSuffix("%") {
-                    return try ResizeSpec(width: size)
-                }
-                return try ResizeSpec(size: size, fit: "contain")
-            } catch {
-                throw ImgToolError(.invalidArgument, "--resize \(size): \(error.message)")
+    /// A resize to `size` as `--resize` takes it: a bare number is a width (not a thumbnail),
+    /// `WxH` fits inside the box, `P%` scales both sides.
+    /// - Throws: ``ImgToolError`` `invalidArgument` naming `--resize` and the value, or the filter.
+    public init(size: String, filter: String = "lanczos3", linear: Bool = false) throws(ImgToolError) {
+        let spec: ResizeSpec
+        do throws(ImgToolError) {
+            if !size.lowercased().contains("x") && !size.hasSuffix("%") {
+                spec = try ResizeSpec(width: size)
+            } else {
+                spec = try ResizeSpec(size: size, fit: "contain")
             }
+        } catch {
+            throw ImgToolError(.invalidArgument, "--resize \(size): \(error.message)")
         }
+        self.init(spec: spec, filter: try ResampleFilter(named: filter), linear: linear)
     }
 
     /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
-        try ResizedFrameSource(
-            source, spec: try spec, filter: try ResampleFilter(named: filter), linear: linear, limits: context.limits)
+        // The size is resolved against the image as displayed.
+        let displayed = PixelSize(width: source.info.width, height: source.info.height)
+        let geometry = try spec.resolve(against: displayed, limits: context.limits)
+        var base = source
+        if spec.isThumbnail, let image = source as? ImageSource, !image.data.isEmpty {
+            for margin in [4, 2] {
+                let loaded = PixelSize(
+                    width: geometry.scaledSize.width * margin, height: geometry.scaledSize.height * margin)
+                guard loaded.width < displayed.width, loaded.height < displayed.height else { continue }
+                var decoding = context.decoding
+                decoding.minimumSize = loaded
+                let scaled = try ImageSource(
+                    data: image.data, name: image.name, limits: context.limits, options: decoding)
+                if scaled.info.width < displayed.width {
+                    base = scaled
+                    break
+                }
+            }
+        }
+        // The box pre-reduction of the thumbnail fast path is for images the codec did not shrink.
+        let shrunk = base.info.width < displayed.width || base.info.height < displayed.height
+        return try ResizedFrameSource(
+            base, geometry: geometry, filter: filter, linear: linear, shrinkingFirst: spec.isThumbnail && !shrunk,
+            limits: context.limits)
     }
 }

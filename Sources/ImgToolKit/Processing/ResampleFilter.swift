@@ -8,7 +8,7 @@ import Foundation
 /// pixel; near the edges, taps outside the image are dropped and the rest renormalized. ``box``
 /// is the exception: its weights are the exact fraction of each source pixel the output pixel
 /// covers (area averaging).
-public enum ResampleFilter: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum ResampleFilter: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// Lanczos with three lobes, `sinc(x)·sinc(x/3)` for `|x| < 3`: the sharpest, the default.
     /// It rings slightly at hard edges (values are clamped, never wrapped).
     case lanczos3

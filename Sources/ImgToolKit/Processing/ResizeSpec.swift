@@ -18,9 +18,9 @@ import Foundation
 /// - A single number (`--size 256`) is a thumbnail: a square box, so the longest side becomes
 ///   256, and the default fit is ``Fit/inside`` (a thumbnail never enlarges, as with
 ///   `vipsthumbnail --size 256>`); every other form defaults to ``Fit/contain``.
-public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
+public struct ResizeSpec: Sendable, Hashable, Codable, CustomStringConvertible {
     /// One side's length: pixels or a percentage of the source's side.
-    public enum Length: Sendable, Hashable, CustomStringConvertible {
+    public enum Length: Sendable, Hashable, Codable, CustomStringConvertible {
         /// An exact number of pixels, at least 1.
         case pixels(Int)
         /// A percentage of the source side, more than 0 (`50` is half).
@@ -65,7 +65,7 @@ public struct ResizeSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How an image is fitted to a width and height that do not have its aspect ratio.
-    public enum Fit: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    public enum Fit: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
         /// The largest size with the source's aspect ratio inside the box (may enlarge).
         case contain
         /// Scaled to cover the box with the source's aspect ratio, then cropped about the centre.

@@ -81,7 +81,9 @@ struct ConvertCommand: BatchableCommand {
         let opened = try await reading.open(parsed[0], in: context)
         for warning in opened.info.warnings { context.note("warning: \(input): \(warning)") }
         let source = try await Self.apply(
-            steps, to: opened, context: OperationContext(loader: reading.loader(in: context), limits: reading.limits))
+            steps, to: opened,
+            context: OperationContext(
+                loader: reading.loader(in: context), limits: reading.limits, decoding: reading.decoding))
         try writing.prepare(source, for: target, in: context)
         try await writing.write(source, to: target, verb: "convert", in: context)
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)

@@ -76,37 +76,19 @@ struct ResizeCommand: BatchableCommand {
         let filter = try ResampleFilter(named: filter)
         let parsed = try InputOptions.parse([input])
         try target.check(against: parsed)
-        var source = try await reading.open(parsed[0], in: context)
+        let source = try await reading.open(parsed[0], in: context)
         for warning in source.info.warnings { context.note("warning: \(input): \(warning)") }
-        // The size is resolved against the image as displayed. A thumbnail (`--size N`) is then
-        // decoded at the smallest size its codec gives cheaply (JPEG's DCT scaling) that leaves
-        // four times the output for the filter, or, when no such scale shrinks the image, twice
-        // it (as vipsthumbnail always does). A 4096x4096 JPEG to 512 loads at 1/2: 71 ms and
-        // butteraugli 0.59 from an exact Lanczos3 (at 1/4, leaving twice: 63 ms, 1.33;
-        // vipsthumbnail: 90 ms, 1.24). Any other resize decodes at full size: DCT scaling departs
-        // from the exact filter whatever the margin left (full size: 76 ms, 0.13).
-        let displayed = PixelSize(width: source.info.width, height: source.info.height)
-        let geometry = try spec.resolve(against: displayed, limits: reading.limits)
-        if spec.isThumbnail, !source.data.isEmpty {
-            for margin in [4, 2] {
-                let loaded = PixelSize(
-                    width: geometry.scaledSize.width * margin, height: geometry.scaledSize.height * margin)
-                guard loaded.width < displayed.width, loaded.height < displayed.height else { continue }
-                var decoding = reading.decoding
-                decoding.minimumSize = loaded
-                let scaled = try ImageSource(
-                    data: source.data, name: source.name, limits: reading.limits, options: decoding)
-                if scaled.info.width < displayed.width {
-                    source = scaled
-                    break
-                }
-            }
-        }
-        // The box pre-reduction of the thumbnail fast path is for images the codec did not shrink.
-        let shrunk = source.info.width < displayed.width || source.info.height < displayed.height
-        let resized = try ResizedFrameSource(
-            source, geometry: geometry, filter: filter, linear: linear, shrinkingFirst: spec.isThumbnail && !shrunk,
-            limits: reading.limits)
+        // One operation: the resize of `convert --resize`, with every form this command takes. A
+        // thumbnail (`--size N`) of a JPEG is decoded at a reduced DCT scale that leaves four
+        // times the output for the filter, or twice it when none does (as vipsthumbnail always
+        // does). A 4096x4096 JPEG to 512 loads at 1/2: 71 ms and butteraugli 0.59 from an exact
+        // Lanczos3 (at 1/4, leaving twice: 63 ms, 1.33; vipsthumbnail: 90 ms, 1.24). Any other
+        // resize decodes at full size: DCT scaling departs from the exact filter whatever the
+        // margin left (full size: 76 ms, 0.13).
+        let step = ResizeOperation(spec: spec, filter: filter, linear: linear)
+        let resized = try await ConvertCommand.apply(
+            [.resize(step)], to: source,
+            context: OperationContext(limits: reading.limits, decoding: reading.decoding))
         try writing.prepare(resized, for: target, in: context)
         try await writing.write(resized, to: target, verb: "resize", in: context)
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)

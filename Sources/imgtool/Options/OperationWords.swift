@@ -118,7 +118,7 @@ enum OperationWords {
         // --filter and --linear apply to every resize, wherever they were written.
         return operations.map { operation in
             guard case .resize(var resize) = operation else { return operation }
-            resize.filter = filter
+            resize.filter = (try? ResampleFilter(named: filter)) ?? .lanczos3
             resize.linear = linear
             return .resize(resize)
         }
