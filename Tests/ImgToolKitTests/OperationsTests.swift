@@ -276,6 +276,27 @@ struct OperationsTests {
         let data = try JSONEncoder().encode(list)
         #expect(try JSONDecoder().decode([ImageOperation].self, from: data) == list)
     }
+
+    @Test("--speed on a GIF carries the centisecond rounding: 50 ms frames twice as fast last 25 ms on average")
+    func speedCarriesRounding() async throws {
+        let frames = (0..<8).map { index in
+            TestImages.make8(width: 4, height: 4) { _, _ in [UInt8(index * 30), 0, 0, 255] }
+        }
+        var source = ListSource(frames, delaysMs: Array(repeating: 50, count: 8))
+        let gif = try await GIFCodec().encode(source, options: ImageWriteOptions())
+        let read = try ImageSource(data: gif, name: "in.gif")
+        let fast = try await read.applying([.timing(.speed(2))])
+        let written = try ImageSource(data: try await GIFCodec().encode(fast), name: "out.gif")
+        let delays = written.info.frames.map { Int($0.delayMilliseconds.rounded()) }
+        #expect(delays.reduce(0, +) == 200, "\(delays)")  // 8 x 25 ms, no drift
+        #expect(Set(delays) == [20, 30], "\(delays)")
+        // Repeated frames made by an operation are merged, their delays summed.
+        source = ListSource([frames[0], frames[0], frames[1]], delaysMs: [40, 40, 40])
+        let cropped = try await ImageSource(data: try await GIFCodec().encode(source), name: "r.gif")
+            .applying([.crop(CropOperation(.exact(FrameRegion(x: 0, y: 0, width: 2, height: 2))))])
+        let merged = try ImageSource(data: try await GIFCodec().encode(cropped), name: "m.gif")
+        #expect(merged.info.frames.map(\.delayMilliseconds) == [80, 40])
+    }
 }
 
 extension [UInt8] {

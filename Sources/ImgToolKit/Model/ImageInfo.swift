@@ -24,6 +24,11 @@ public struct ImageInfo: Sendable, Hashable {
     /// The EXIF block (a TIFF structure, from its byte-order mark; no `Exif\0\0` prefix), when
     /// the file carries one and it fits ``DecodingLimits/maxChunkBytes``.
     public var exif: [UInt8]?
+    /// Whether the frames were made by operations (cropped, turned, retimed ...) rather than read
+    /// as the file stores them. A GIF writer then merges repeated frames and carries its
+    /// centisecond rounding from frame to frame, as it does for any other source, instead of
+    /// keeping a GIF's frames one for one.
+    public var framesAreDerived = false
     /// The XMP packet (UTF-8 XML), when the file carries one (JPEG APP1, PNG `iTXt`
     /// `XML:com.adobe.xmp`, WebP `XMP `, GIF `XMP DataXMP`).
     public var xmp: [UInt8]?

@@ -55,6 +55,7 @@ extension ImageInfo {
     /// with source blending, delays kept; the stored size and orientation become the canvas's.
     func withCanvas(_ size: PixelSize) -> ImageInfo {
         var info = self
+        info.framesAreDerived = true
         info.width = size.width
         info.height = size.height
         info.storedSize = size

@@ -49,6 +49,7 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
         -> any FrameSource
     {
         var info = source.info
+        info.framesAreDerived = true
         switch self {
         case .speed(let factor):
             info.frames = info.frames.map { frame in

@@ -16,7 +16,8 @@
 ///    each frame knows whether the next one needs pixels cleared.
 ///
 /// Timing follows ``GIFTiming``; consecutive identical frames of a non-GIF source are merged
-/// and their delays summed (a GIF source keeps its frames one for one). Plays: 1 writes no
+/// and their delays summed (a GIF source read as stored keeps its frames one for one;
+/// ``ImageInfo/framesAreDerived``). Plays: 1 writes no
 /// loop extension, N writes NETSCAPE2.0 with loop value N - 1, 0 (forever) writes loop value
 /// 0. The header is `GIF89a` whenever an extension is written, `GIF87a` otherwise.
 struct GIFWriter {
@@ -70,7 +71,9 @@ struct GIFWriter {
         guard (0...0x10000).contains(plays) else {
             throw ImgToolError(.invalidArgument, "a GIF plays 1...65536 times or forever (0), not \(plays)")
         }
-        let isGIF = info.format == .gif
+        // A GIF read as stored keeps its frames and centiseconds one for one; frames made by
+        // operations are merged when repeated, their rounding carried.
+        let isGIF = info.format == .gif && !info.framesAreDerived
         let delays = GIFTiming.centiseconds(for: info.frames.map(\.delay), keepExactly: isGIF)
         let shown = delays.compactMap { $0 }.count
 
