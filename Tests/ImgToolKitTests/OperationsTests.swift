@@ -297,6 +297,28 @@ struct OperationsTests {
         let merged = try ImageSource(data: try await GIFCodec().encode(cropped), name: "m.gif")
         #expect(merged.info.frames.map(\.delayMilliseconds) == [80, 40])
     }
+
+    @Test(
+        "--background flattens PNG and APNG output: opaque, each colour blended by its alpha",
+        arguments: SampleDepth.allCases)
+    func pngBackground(depth: SampleDepth) async throws {
+        let source = Self.animation(depth: depth, count: 2)
+        let bytes = try await PNGCodec().encode(
+            source, options: ImageWriteOptions(background: RGBAColor(red: 10, green: 200, blue: 30)))
+        let written = try ImageSource(data: bytes, name: "flat.png")
+        #expect(written.info.colorType != .rgba && written.info.colorType != .grayAlpha)
+        let maximum = depth == .eight ? 255 : 65535
+        let background = [10, 200, 30].map { $0 * (maximum / 255) }
+        for (original, flat) in zip(try Self.frames(source), try Self.frames(written, depth: depth)) {
+            for (x, y) in [(0, 0), (5, 3), (12, 6)] {
+                let p = pixelSamples(original.image, x, y)
+                let expected = (0..<3).map {
+                    (p[$0] * p[3] + background[$0] * (maximum - p[3]) + maximum / 2) / maximum
+                }
+                #expect(pixelSamples(flat.image, x, y) == expected + [maximum])
+            }
+        }
+    }
 }
 
 extension [UInt8] {

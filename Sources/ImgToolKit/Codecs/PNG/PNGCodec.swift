@@ -45,7 +45,9 @@ public struct PNGCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        let color = try OutputColor(source, options: options, container: .png)
+        // --background flattens every frame onto it first, as every writer does.
+        let flattened = options.background.map { FlattenedFrameSource(source, onto: $0) as any FrameSource } ?? source
+        let color = try OutputColor(flattened, options: options, container: .png)
         let encoder = try PNGEncoder(compressionLevel: options.compressionLevel).describing(color)
         try await color.source.writePNG(
             into: &sink, plays: options.plays, depth: options.depth, encoder: encoder, progress: progress)
