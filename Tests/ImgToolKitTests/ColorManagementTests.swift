@@ -235,4 +235,17 @@ struct ColorManagementTests {
         #expect(written.info.color.profile?.data == ColorProfile.sRGB.data)
         #expect(firstDifference(image, try written.frame(at: 0).image) == nil)
     }
+
+    @Test("A profile whose description is no valid PNG keyword is still carried (the iCCP name is cleaned)")
+    func iccpKeyword() async throws {
+        let odd = try #require(
+            ColorProfile.rgb(
+                white: (0.3127, 0.329), red: (0.68, 0.32), green: (0.265, 0.69), blue: (0.15, 0.06), gamma: 2.2,
+                description: "  Odd   profile \u{e9}name  "))
+        #expect(Array(try PNGEncoder.iccp(odd).prefix(16)) == Array("Odd profile name".utf8))
+        var image = TestImages.noise8(width: 8, height: 8, seed: 3)
+        image.metadata = ImageMetadata(format: .png, bitDepth: 8, colorType: .rgba, color: ColorMetadata(profile: odd))
+        let bytes = try await Self.encode(StillImageSource(image), as: "png")
+        #expect(try ImageSource(data: bytes, name: "odd.png").info.color.profile?.data == odd.data)
+    }
 }

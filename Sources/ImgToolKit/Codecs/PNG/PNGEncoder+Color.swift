@@ -45,14 +45,19 @@ extension PNGEncoder {
         return encoder
     }
 
-    /// The `iCCP` chunk's data: the profile's name (Latin-1 letters, 1-79 of them), NUL,
+    /// The `iCCP` chunk's data: the profile's name (a PNG keyword: 1-79 printable letters, single
+    /// spaces), NUL,
     /// compression method 0, the zlib-compressed profile.
     static func iccp(_ profile: ColorProfile) throws(ImgToolError) -> [UInt8] {
-        var name = profile.description.unicodeScalars.filter { (32...126).contains($0.value) }
-            .map { UInt8($0.value) }
+        // A PNG keyword: printable Latin-1, no leading, trailing or doubled spaces (libpng drops a
+        // profile whose name breaks these rules).
+        var name: [UInt8] = []
+        for scalar in profile.description.unicodeScalars where (32...126).contains(scalar.value) {
+            if scalar.value == 32 && (name.isEmpty || name.last == 32) { continue }
+            name.append(UInt8(scalar.value))
+        }
         name = Array(name.prefix(79))
         while name.last == 32 { name.removeLast() }
-        while name.first == 32 { name.removeFirst() }
         if name.isEmpty { name = Array("ICC profile".utf8) }
         var length = 0
         let compressed = profile.data.withUnsafeBufferPointer { bytes in
