@@ -232,8 +232,10 @@ struct LoaderTests {
         let merger = ImageMerger(loader: loader)
         async let merged = merger.merge(
             background: try ImageInput(Self.url(0)), overlays: [try ImageInput(Self.url(1))])
-        // When the main actor is kept busy, never suspending, until both inputs are decoded (or 90 s: sanitizer runs on two loaded cores are slow)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(90))
+        // When the main actor is kept busy, never suspending, until both inputs are decoded (or
+        // 240 s: in a full `swift test` on two cores the end-to-end suites' process waits hold
+        // both threads of the cooperative pool for up to two minutes, and sanitizer runs are slow)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(240))
         while loaded.withLock({ $0 }) < 2 && ContinuousClock.now < deadline {}
         // Then both decodes finished meanwhile: none of them needed the main actor
         #expect(loaded.withLock { $0 } == 2)

@@ -4,7 +4,9 @@ import TestSupport
 import Testing
 
 /// End-to-end runs of the colour and metadata options.
-@Suite("imgtool colour options (end to end)", .timeLimit(.minutes(5)))
+/// Serialized: each run blocks a thread of the cooperative pool (two on this machine) while its
+/// process runs, and nine at once starved other suites' tasks in a full `swift test`.
+@Suite("imgtool colour options (end to end)", .serialized, .timeLimit(.minutes(5)))
 struct ColorCLITests {
     static let fixtures =
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

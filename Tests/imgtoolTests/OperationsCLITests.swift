@@ -5,7 +5,9 @@ import Testing
 
 /// `imgtool convert IN OUT [OPERATION...]` end to end: operations in the order written, usage
 /// errors that name the option and write nothing, and batch jobs that write what the command writes.
-@Suite("imgtool convert with operations (end to end)", .timeLimit(.minutes(5)))
+/// Serialized: each run blocks a thread of the cooperative pool (two on this machine) while its
+/// process runs, and nine at once starved other suites' tasks in a full `swift test`.
+@Suite("imgtool convert with operations (end to end)", .serialized, .timeLimit(.minutes(5)))
 struct OperationsCLITests {
     static let samples = InputKindsCLITests.samples
 
