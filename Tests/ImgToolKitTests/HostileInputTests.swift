@@ -87,4 +87,15 @@ struct HostileInputTests {
         let apngError = try #require(outcome(apng, name: "long-apng.png"))
         #expect([.truncated, .corrupt].contains(apngError.code))
     }
+
+    @Test("an ancillary PNG chunk declaring 1.8 GB is refused as too large, not allocated (a fuzzer's 709-byte file)")
+    func hugeAncillaryChunk() throws {
+        let png =
+            PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 4)
+            + PNGBytes.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array("<x/>".utf8))
+            + PNGBytes.bigEndian(1_835_627_755) + Array("iTXt".utf8) + [UInt8](repeating: 0x41, count: 64)
+        let error = try #require(outcome(png, name: "huge-itxt.png"))
+        #expect(error.code == .tooLarge, "\(error)")
+        #expect(error.message.contains("chunk data is too large"))
+    }
 }

@@ -44,9 +44,13 @@ final class ColorTransform: @unchecked Sendable {
         var layout: Layout
     }
 
-    /// Made transforms, by profile pair and layout. Few pairs occur in one process (an image's
-    /// profile to sRGB, an overlay's to the background's), so nothing is evicted.
-    private static let cache = Locked<[Key: ColorTransform]>([:])
+    /// Made transforms, by profile pair and layout, the most recently made last. A process that
+    /// meets many profiles (a batch, a server, a fuzzer) keeps the last ``cacheLimit`` of them,
+    /// so memory stays bounded (a transform holds about 0.5 MiB of tables).
+    private static let cache = Locked<(transforms: [Key: ColorTransform], order: [Key])>(([:], []))
+
+    /// Most transforms kept.
+    static let cacheLimit = 16
 
     /// The transform from `source` to `destination` (`nil`: sRGB) for `layout`, made once and
     /// cached.
@@ -55,7 +59,7 @@ final class ColorTransform: @unchecked Sendable {
         throws(ImgToolError) -> ColorTransform
     {
         let key = Key(source: source?.data, destination: destination?.data, layout: layout)
-        if let made = cache.withLock({ $0[key] }) { return made }
+        if let made = cache.withLock({ $0.transforms[key] }) { return made }
         var error = [CChar](repeating: 0, count: 128)
         let handle = (source?.data ?? []).withUnsafeBufferPointer { input in
             (destination?.data ?? []).withUnsafeBufferPointer { output in
@@ -70,8 +74,12 @@ final class ColorTransform: @unchecked Sendable {
         }
         let made = ColorTransform(handle: handle)
         return cache.withLock { cached in
-            if let earlier = cached[key] { return earlier }
-            cached[key] = made
+            if let earlier = cached.transforms[key] { return earlier }
+            if cached.order.count >= cacheLimit {
+                cached.transforms[cached.order.removeFirst()] = nil
+            }
+            cached.transforms[key] = made
+            cached.order.append(key)
             return made
         }
     }
