@@ -19,7 +19,6 @@ usage: scripts/bench color [--trials N] [--size N] [--busy]
 """
 import argparse
 import os
-import resource
 import subprocess
 import sys
 
@@ -35,7 +34,7 @@ args = parser.parse_args()
 b.ensure_apt("libvips-tools", "liblcms2-utils", "time")
 b.ensure_pip(("PIL", "pillow"), ("numpy", "numpy"))
 import numpy as np  # noqa: E402
-from PIL import Image, ImageCms  # noqa: E402
+from PIL import Image  # noqa: E402
 
 imgtool = b.build_release()
 folder = b.work_folder(f"color-{args.size}")
@@ -47,24 +46,13 @@ tagged = os.path.join(folder, "photo-p3.jpg")
 untagged = os.path.join(folder, "photo.jpg")
 logo = os.path.join(folder, "logo.png")
 if not os.path.exists(tagged):
-    rng = np.random.default_rng(1234)
-    layers = []
-    for _ in range(3):
-        acc = np.zeros((size, size), np.float32)
-        for cells, weight in ((4, 0.5), (16, 0.3), (64, 0.15), (256, 0.05)):
-            small = Image.fromarray((rng.random((cells, cells)) * 255).astype(np.uint8))
-            acc += np.asarray(small.resize((size, size), Image.BICUBIC), np.float32) * weight
-        acc += rng.normal(0, 3, (size, size)).astype(np.float32)
-        layers.append(acc)
-    picture = Image.fromarray(np.clip(np.stack(layers, -1), 0, 255).astype(np.uint8), "RGB")
+    picture = b.photo_like(size, size)
     picture.save(untagged, quality=90, subsampling=2)
     picture.save(tagged, quality=90, subsampling=2, icc_profile=open(p3_icc, "rb").read())
-    logo_image = Image.new("RGBA", (1024, 512), (0, 0, 0, 0))
     pixels = np.zeros((512, 1024, 4), np.uint8)
     pixels[64:448, 64:960] = (220, 30, 40, 200)
     pixels[160:352, 200:824] = (20, 40, 200, 255)
     Image.fromarray(pixels, "RGBA").save(logo)
-    del logo_image
 
 pillow_script = os.path.join(folder, "pillow_srgb.py")
 with open(pillow_script, "w") as f:
@@ -78,11 +66,7 @@ with open(pillow_script, "w") as f:
 
 def measure(cmd, trials):
     """Median wall seconds and mean CPU seconds (user + system) of a run of `cmd`."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    med, lo, hi = b.measure(cmd, trials=trials, warmup=1, cwd=folder)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + 1)
-    return med, cpu
+    return b.measure_with_cpu(cmd, trials=trials, cwd=folder)
 
 
 spinner = subprocess.Popen([py, "-c", "while True: pass"]) if args.busy else None

@@ -46,17 +46,7 @@ size = args.size
 # quality-90 4:2:0 JPEG, and a logo with text, sharp edges and soft alpha.
 photo = os.path.join(folder, "photo.jpg")
 if not os.path.exists(photo):
-    rng = np.random.default_rng(1234)
-    layers = []
-    for _ in range(3):
-        acc = np.zeros((size, size), np.float32)
-        for cells, weight in ((4, 0.5), (16, 0.3), (64, 0.15), (256, 0.05)):
-            small = Image.fromarray((rng.random((cells, cells)) * 255).astype(np.uint8))
-            acc += np.asarray(small.resize((size, size), Image.BICUBIC), np.float32) * weight
-        acc += rng.normal(0, 3, (size, size)).astype(np.float32)
-        layers.append(acc)
-    rgb = np.clip(np.stack(layers, -1), 0, 255).astype(np.uint8)
-    Image.fromarray(rgb, "RGB").save(photo, quality=90, subsampling=2)
+    b.photo_like(size, size).save(photo, quality=90, subsampling=2)
 logo = os.path.join(folder, "logo.png")
 if not os.path.exists(logo):
     img = Image.new("RGBA", (1024, 512), (0, 0, 0, 0))

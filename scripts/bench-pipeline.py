@@ -19,7 +19,6 @@ usage: scripts/bench pipeline [--trials N] [--busy]
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 
@@ -56,16 +55,7 @@ py = sys.executable
 W, H = 4032, 3024
 photo = os.path.join(folder, "photo.jpg")
 if not os.path.exists(photo):
-    rng = np.random.default_rng(1234)
-    layers = []
-    for _ in range(3):
-        acc = np.zeros((H, W), np.float32)
-        for cells, weight in ((4, 0.5), (16, 0.3), (64, 0.15), (256, 0.05)):
-            small = Image.fromarray((rng.random((cells, cells)) * 255).astype(np.uint8))
-            acc += np.asarray(small.resize((W, H), Image.BICUBIC), np.float32) * weight
-        acc += rng.normal(0, 3, (H, W)).astype(np.float32)
-        layers.append(acc)
-    img = Image.fromarray(np.clip(np.stack(layers, -1), 0, 255).astype(np.uint8), "RGB")
+    img = b.photo_like(W, H)
     exif = Image.Exif()
     exif[0x0112] = 6
     img.save(photo + ".tmp.jpg", quality=90, subsampling=2, exif=exif.tobytes())
@@ -107,11 +97,7 @@ if not os.path.exists(clip):
 
 def measure(cmd, trials):
     """Median wall seconds and mean CPU seconds (user + system) of a run of `cmd`."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    med, lo, hi = b.measure(cmd, trials=trials, warmup=1, cwd=folder)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + 1)
-    return med, cpu
+    return b.measure_with_cpu(cmd, trials=trials, cwd=folder)
 
 
 def run_quiet(cmd):
@@ -234,21 +220,30 @@ def clip_info(path):
 
 spinner = subprocess.Popen([py, "-c", "while True: pass"]) if args.busy else None
 notes = [pyvips_note] if pyvips_note else []
+
+
+def timed(name, cmd, out):
+    """Wall and CPU time, peak memory and the output's path of `cmd`, or None (with a note) when
+    the tool failed."""
+    try:
+        wall, cpu = measure(cmd, args.trials)
+    except subprocess.CalledProcessError as error:
+        failed = run_quiet(cmd)
+        notes.append(f"{name} failed: {(failed.stderr or str(error)).strip()[:300]}")
+        return None
+    return wall, cpu, b.peak_memory_mib(cmd, cwd=folder), os.path.join(folder, out)
+
+
 try:
     print(f"# Pipeline benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU"
           f"{'; one core kept busy' if args.busy else ''})\n")
     rows = []
     base = None
     for name, cmd, out in photo_tools:
-        try:
-            wall, cpu = measure(cmd, args.trials)
-        except subprocess.CalledProcessError as error:
-            failed = run_quiet(cmd)
-            notes.append(f"{name} failed: {(failed.stderr or str(error)).strip()[:300]}")
+        if (run := timed(name, cmd, out)) is None:
             continue
-        mem = b.peak_memory_mib(cmd, cwd=folder)
+        wall, cpu, mem, path = run
         base = base or wall
-        path = os.path.join(folder, out)
         with Image.open(path) as im:
             dims = f"{im.width}x{im.height}"
         rows.append([name, f"{wall * 1000:.0f} ms", f"{wall / base:.2f}x", f"{cpu * 1000:.0f} ms",
@@ -275,15 +270,10 @@ try:
     rows = []
     base = None
     for name, cmd, out in clip_tools:
-        try:
-            wall, cpu = measure(cmd, args.trials)
-        except subprocess.CalledProcessError as error:
-            failed = run_quiet(cmd)
-            notes.append(f"{name} failed: {(failed.stderr or str(error)).strip()[:300]}")
+        if (run := timed(name, cmd, out)) is None:
             continue
-        mem = b.peak_memory_mib(cmd, cwd=folder)
+        wall, cpu, mem, path = run
         base = base or wall
-        path = os.path.join(folder, out)
         frames, duration, (ow, oh) = clip_info(path)
         rows.append([name, f"{wall * 1000:.0f} ms", f"{wall / base:.2f}x", f"{cpu * 1000:.0f} ms",
                      f"{mem:.0f} MiB", f"{os.path.getsize(path) / 1024:.0f} KiB", f"{ow}x{oh}", str(frames),

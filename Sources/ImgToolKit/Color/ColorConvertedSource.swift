@@ -52,9 +52,7 @@ final class ConvertingFrameReader: FrameReader {
         guard var frame = try base.nextFrame() else { return nil }
         let depth = frame.image.depth
         if transforms[depth] == nil {
-            let gray = source?.colorSpace == .gray
-            transforms[depth] = try ColorTransform.make(
-                from: source, to: destination, layout: gray ? .grayInRGBA(depth) : .rgba(depth))
+            transforms[depth] = try ColorTransform.make(from: source, to: destination, depth: depth)
         }
         transforms[depth]?.apply(to: &frame.image)
         return frame
@@ -88,9 +86,8 @@ extension PixelBuffer {
         -> PixelBuffer
     {
         guard source.conversionKey != destination.conversionKey else { return self }
-        let layout: ColorTransform.Layout = source?.colorSpace == .gray ? .grayInRGBA(depth) : .rgba(depth)
         var copy = self
-        try ColorTransform.make(from: source, to: destination, layout: layout).apply(to: &copy)
+        try ColorTransform.make(from: source, to: destination, depth: depth).apply(to: &copy)
         return copy
     }
 }

@@ -98,6 +98,13 @@ public struct ColorProfile: Sendable, Hashable, Codable {
         }
     }
 
+    /// The warning a reader gives for a profile Little CMS cannot use, or `nil` for a usable one.
+    var unusableWarning: String? {
+        isUsable
+            ? nil
+            : "the ICC profile cannot be used (\(problem ?? "unreadable"), \(data.count) bytes); colours read as sRGB"
+    }
+
     /// A one-line summary for people: "Display P3 (RGB)", or why it cannot be used.
     public var summary: String {
         guard isUsable else { return "unusable (\(problem ?? "unreadable"), \(data.count) bytes)" }

@@ -84,6 +84,15 @@ final class ColorTransform: @unchecked Sendable {
         }
     }
 
+    /// The transform for RGBA pixels of `depth` described by `source` (grey in R, G and B for a
+    /// grey profile) to `destination`; see ``make(from:to:layout:)``.
+    static func make(from source: ColorProfile?, to destination: ColorProfile?, depth: SampleDepth)
+        throws(ImgToolError) -> ColorTransform
+    {
+        try make(
+            from: source, to: destination, layout: source?.colorSpace == .gray ? .grayInRGBA(depth) : .rgba(depth))
+    }
+
     /// Converts every pixel of `image` in place, in two halves on two threads when the image is
     /// large and a second processor is there.
     func apply(to image: inout PixelBuffer) {

@@ -7,11 +7,7 @@ extension ImageInfo {
             let profile = ColorProfile(data: icc)
             color.profile = profile
             color.hasICCProfile = true
-            if !profile.isUsable {
-                warnings.append(
-                    "the ICC profile cannot be used (\(profile.problem ?? "unreadable"), \(icc.count) bytes); colours read as sRGB"
-                )
-            }
+            if let warning = profile.unusableWarning { warnings.append(warning) }
         }
         if let exif {
             let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]

@@ -7,6 +7,13 @@ protocol FrameMapping: Sendable {
     func map(_ image: PixelBuffer) -> PixelBuffer
     /// Whether an opaque input stays opaque (no transparent border or corner is added).
     var keepsOpacity: Bool { get }
+    /// Whether every frame made is opaque whatever the input (a flattening). Default `false`.
+    var makesOpaque: Bool { get }
+}
+
+extension FrameMapping {
+    /// Not unless the mapping says so.
+    var makesOpaque: Bool { false }
 }
 
 /// A ``FrameSource`` whose every composited frame goes through a ``FrameMapping`` as it is read:
@@ -16,7 +23,7 @@ struct MappedFrameSource: FrameSource {
     let mapping: any FrameMapping
     let info: ImageInfo
 
-    var isOpaque: Bool { mapping.keepsOpacity && base.isOpaque }
+    var isOpaque: Bool { mapping.makesOpaque || (mapping.keepsOpacity && base.isOpaque) }
 
     init(_ base: any FrameSource, mapping: any FrameMapping) {
         self.base = base

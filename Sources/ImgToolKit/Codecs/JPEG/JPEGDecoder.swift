@@ -474,11 +474,7 @@ private final class JPEGReader {
         }
         guard bytes.count == iccLength else { return }
         let profile = ColorProfile(data: bytes)
-        if !profile.isUsable {
-            header.warnings.append(
-                "the ICC profile cannot be used (\(profile.problem ?? "unreadable"), \(bytes.count) bytes); colours read as sRGB"
-            )
-        }
+        if let warning = profile.unusableWarning { header.warnings.append(warning) }
         header.profile = profile
     }
 

@@ -46,7 +46,8 @@ public struct PNGCodec: ImageCodec {
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
         // --background flattens every frame onto it first, as every writer does.
-        let flattened = options.background.map { FlattenedFrameSource(source, onto: $0) as any FrameSource } ?? source
+        let flattened: any FrameSource =
+            options.background.map { MappedFrameSource(source, mapping: FlattenMapping(color: $0)) } ?? source
         let color = try OutputColor(flattened, options: options, container: .png)
         let encoder = try PNGEncoder(compressionLevel: options.compressionLevel).describing(color)
         try await color.source.writePNG(

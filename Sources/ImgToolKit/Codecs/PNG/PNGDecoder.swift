@@ -219,11 +219,7 @@ private final class Reader {
         if let icc = bytes(color.icc, color.icc_length) {
             let profile = ColorProfile(data: icc)
             header.color.profile = profile
-            if !profile.isUsable {
-                header.warnings.append(
-                    "the ICC profile cannot be used (\(profile.problem ?? "unreadable"), \(icc.count) bytes); colours read as sRGB"
-                )
-            }
+            if let warning = profile.unusableWarning { header.warnings.append(warning) }
         }
         header.exif = bytes(color.exif, color.exif_length)
         header.xmp = bytes(color.xmp, color.xmp_length)

@@ -36,22 +36,7 @@ extension PixelBuffer {
 struct FlattenMapping: FrameMapping {
     let color: RGBAColor
     var keepsOpacity: Bool { true }
+    var makesOpaque: Bool { true }
     func outputSize(for input: PixelSize) -> PixelSize { input }
     func map(_ image: PixelBuffer) -> PixelBuffer { image.flattened(onto: color) }
-}
-
-/// A source whose frames are flattened onto a colour: opaque whatever the base.
-struct FlattenedFrameSource: FrameSource {
-    let mapped: MappedFrameSource
-
-    init(_ base: any FrameSource, onto color: RGBAColor) {
-        mapped = MappedFrameSource(base, mapping: FlattenMapping(color: color))
-    }
-
-    var info: ImageInfo { mapped.info }
-    var isOpaque: Bool { true }
-
-    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        try mapped.makeFrameReader(depth: depth)
-    }
 }
