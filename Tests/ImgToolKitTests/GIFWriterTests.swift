@@ -472,6 +472,23 @@ struct GIFWriterTests {
         #expect(try decode(parallel).frames.count == 6)
     }
 
+    @Test func aHistogramEmptiedForReuseCountsAsANewOne() {
+        var random = SeededRandom(seed: 5)
+        func pixels(_ count: Int) -> [UInt32] {
+            (0..<count).map { _ in GIFPixel.opaque(UInt8(random.next() % 256), UInt8(random.next() % 256), 200) }
+        }
+        var reused = GIFHistogram()
+        for pixel in pixels(5000) { reused.add(pixel, weight: 3) }
+        reused.removeAll()
+        var fresh = GIFHistogram()
+        for pixel in pixels(700) {
+            reused.add(pixel, weight: 1)
+            fresh.add(pixel, weight: 1)
+        }
+        #expect(reused.points.colors == fresh.points.colors)
+        #expect(reused.points.weights == fresh.points.weights)
+    }
+
     @Test func largeNoiseRoundTripsThroughTableResets() async throws {
         let colors = (0..<256).map { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2), 255] }
         let image = randomImage(300, 200, colors: colors, seed: 9)

@@ -26,7 +26,10 @@ struct OkLabNearestTests {
         let search = OkLabNearest(colors)
         for _ in 0..<4000 {
             let point = OkLab(red: byte() + 0.5, green: byte(), blue: byte() + 0.25)
-            #expect(search.nearest(to: point) == scan(colors, point))
+            let expected = scan(colors, point)
+            #expect(search.nearest(to: point) == expected)
+            // Started from any guess (k-means starts from a point's previous centre).
+            #expect(search.nearest(to: point, guess: Int(random.next() % UInt64(count))) == expected)
         }
     }
 
@@ -43,5 +46,8 @@ struct OkLabNearestTests {
         #expect(search.nearest(to: OkLab(l: 0.5, a: 0, b: 0.1)) == 2)
         #expect(search.nearest(to: OkLab(l: 0.55, a: 0, b: 0)) == scan(colors, OkLab(l: 0.55, a: 0, b: 0)))
         #expect(OkLabNearest([]).nearest(to: grey) == 0)
+        for guess in colors.indices {
+            #expect(search.nearest(to: grey, guess: guess) == 2)
+        }
     }
 }

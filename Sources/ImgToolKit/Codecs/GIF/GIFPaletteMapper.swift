@@ -14,7 +14,7 @@
 /// Then, for animations mapped onto the shared palette, a pixel keeps what the canvas already
 /// shows when its source pixel did not change, or when the colour shown is at least as close to
 /// the source as the new one, so static areas stay the transparent index in the written frame.
-/// A frame with a palette of its own is mapped whole (``ownPalette(for:previousSource:colors:)``).
+/// A frame with a palette of its own is mapped whole (``ownPalette(for:previousSource:colors:scratch:)``).
 struct GIFPaletteMapper {
     let palette: [UInt32]
     private let search: OkLabNearest
@@ -47,19 +47,30 @@ struct GIFPaletteMapper {
         search = OkLabNearest(lab)
         exact = GIFColorIndex(palette: palette)
         cells = [UInt16](repeating: .max, count: 1 << 18)
-        var gaps: [Float] = []
-        for (index, color) in palette.enumerated() {
+        spread = Self.spread(of: palette)
+    }
+
+    /// The median distance from a palette colour to its nearest other one, in sRGB levels,
+    /// clamped to 2 ... 48 (32 for a palette of one colour).
+    private static func spread(of palette: [UInt32]) -> Float {
+        let channels = palette.map { color -> SIMD4<Int32> in
             let (r, g, b) = GIFPixel.channels(color)
-            var nearest = Float.infinity
-            for (other, candidate) in palette.enumerated() where other != index {
-                let (r2, g2, b2) = GIFPixel.channels(candidate)
-                let d = Float((r - r2) * (r - r2) + (g - g2) * (g - g2) + (b - b2) * (b - b2))
-                nearest = min(nearest, d)
+            return SIMD4(Int32(r), Int32(g), Int32(b), 0)
+        }
+        var gaps: [Float] = []
+        gaps.reserveCapacity(channels.count)
+        channels.withUnsafeBufferPointer { colors in
+            for index in colors.indices {
+                var nearest = Int32.max
+                for other in colors.indices where other != index {
+                    let d = colors[index] &- colors[other]
+                    nearest = min(nearest, (d &* d).wrappedSum())
+                }
+                if nearest != .max { gaps.append(Float(nearest).squareRoot()) }
             }
-            if nearest.isFinite { gaps.append(nearest.squareRoot()) }
         }
         gaps.sort()
-        spread = gaps.isEmpty ? 32 : min(max(gaps[gaps.count / 2], 2), 48)
+        return gaps.isEmpty ? 32 : min(max(gaps[gaps.count / 2], 2), 48)
     }
 
     /// The palette position nearest to `(r, g, b)` (each 0 ... 255).
@@ -68,11 +79,15 @@ struct GIFPaletteMapper {
         let cell = (r >> 2) << 12 | (g >> 2) << 6 | b >> 2
         let cached = cells.withUnsafeBufferPointer { $0[cell] }
         if cached != .max { return Int(cached) }
-        let centre = OkLab(red: Float(r & ~3) + 1.5, green: Float(g & ~3) + 1.5, blue: Float(b & ~3) + 1.5)
+        let linear = Self.cellCentres
+        let centre = OkLab(linearRed: linear[r >> 2], green: linear[g >> 2], blue: linear[b >> 2])
         let best = search.nearest(to: centre)
         cells[cell] = UInt16(best)
         return best
     }
+
+    /// The linear-light value of each cell's centre level (4 k + 1.5), k = 0 ... 63.
+    private static let cellCentres: [Float] = (0..<64).map { OkLab.toLinear(Float($0 * 4) + 1.5) }
 
     @inline(__always)
     private static func distanceSquared(_ p: UInt32, _ q: UInt32) -> Int {
@@ -104,7 +119,10 @@ struct GIFPaletteMapper {
     ///   - source: the frame, packed pixels (transparent 0).
     ///   - previousSource: the source frame shown before, or `nil` for the first.
     ///   - colors: the most colours the frame's palette may have.
-    mutating func ownPalette(for source: [UInt32], previousSource: [UInt32]?, colors: Int) -> GIFPaletteMapper? {
+    ///   - scratch: histograms reused from frame to frame.
+    mutating func ownPalette(
+        for source: [UInt32], previousSource: [UInt32]?, colors: Int, scratch: GIFPaletteChooser
+    ) -> GIFPaletteMapper? {
         // The changed pixels, and an even sample of 4096 of them: the estimate is built from
         // every other one and judged on the rest (judged on its own sample it would look better
         // than it is).
@@ -116,29 +134,41 @@ struct GIFPaletteMapper {
         }
         guard changed * 4 >= source.count else { return nil }
         let stride = max(1, changed / 4096)
-        var training = GIFHistogram()
+        scratch.training.removeAll()
         var judged: [UInt32] = []
         judged.reserveCapacity(2048 + 1)
         var seen = 0
         for position in 0..<source.count where source[position] != 0 && previousSource?[position] != source[position] {
             if seen % stride == 0 {
                 if (seen / stride) & 1 == 0 {
-                    training.add(source[position], weight: 1)
+                    scratch.training.add(source[position], weight: 1)
                 } else {
                     judged.append(source[position])
                 }
             }
             seen += 1
         }
-        var estimate = GIFPaletteMapper(
-            palette: GIFQuantizer.palette(from: training, count: colors, iterations: 2), inParallel: inParallel)
-        guard estimate.squaredError(of: judged) * 2 <= squaredError(of: judged) else { return nil }
+        let estimate = GIFQuantizer.palette(from: scratch.training, count: colors, iterations: 2)
+        guard Self.squaredError(of: judged, nearestIn: estimate) * 2 <= squaredError(of: judged) else { return nil }
 
-        var histogram = GIFHistogram()
+        scratch.whole.removeAll()
         for position in 0..<source.count where source[position] != 0 {
-            histogram.add(source[position], weight: 1)
+            scratch.whole.add(source[position], weight: 1)
         }
-        return GIFPaletteMapper(palette: GIFQuantizer.palette(from: histogram, count: colors), inParallel: inParallel)
+        return GIFPaletteMapper(
+            palette: GIFQuantizer.palette(from: scratch.whole, seeds: estimate, iterations: 3), inParallel: inParallel)
+    }
+
+    /// The summed squared sRGB distance from each of `pixels` to the colour of `palette`
+    /// nearest to it in OkLab: what a mapper onto `palette` would do without dithering, without
+    /// making one (its table of cells costs more than the few thousand pixels judged).
+    private static func squaredError(of pixels: [UInt32], nearestIn palette: [UInt32]) -> Int {
+        let search = OkLabNearest(palette.map(OkLab.init(packed:)))
+        var total = 0
+        for pixel in pixels {
+            total += distanceSquared(palette[search.nearest(to: OkLab(packed: pixel))], pixel)
+        }
+        return total
     }
 
     /// The summed squared sRGB distance from each of `pixels` to its nearest palette colour.
@@ -368,5 +398,28 @@ struct GIFPaletteMapper {
             }
             swap(&current, &next)
         }
+    }
+}
+
+
+/// What choosing a palette of a frame's own needs from frame to frame: a copy of the shared
+/// mapper (its cache of nearest colours then fills on the thread that chooses, and is never
+/// copied again) and the histograms ``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``
+/// fills, whose megabyte is allocated once rather than twice a frame.
+///
+/// `@unchecked Sendable`: one owner at a time; the GIF writer hands it to the thread that
+/// chooses the next frame's palette and takes it back when that thread is joined.
+final class GIFPaletteChooser: @unchecked Sendable {
+    private var shared: GIFPaletteMapper
+    var training = GIFHistogram()
+    var whole = GIFHistogram()
+
+    init(shared: GIFPaletteMapper) {
+        self.shared = shared
+    }
+
+    /// ``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)`` of the shared mapper.
+    func ownPalette(for source: [UInt32], previousSource: [UInt32]?, colors: Int) -> GIFPaletteMapper? {
+        shared.ownPalette(for: source, previousSource: previousSource, colors: colors, scratch: self)
     }
 }

@@ -17,13 +17,32 @@ struct OkLab: Sendable, Equatable {
         return v <= 0.04045 ? v / 12.92 : powf((v + 0.055) / 1.055, 2.4)
     }
 
+    /// An sRGB sample 0 ... 255 (fractions allowed) in linear light, 0 ... 1.
+    static func toLinear(_ v: Float) -> Float {
+        let s = min(max(v / 255, 0), 1)
+        return s <= 0.04045 ? s / 12.92 : powf((s + 0.055) / 1.055, 2.4)
+    }
+
+    /// ``toLinear(_:)`` interpolated in the ``linear`` table (within 2e-5 of it): for the
+    /// fractional means of histogram bins, thousands a frame.
+    @inline(__always)
+    static func toLinearInterpolated(_ v: Float, _ table: UnsafeBufferPointer<Float>) -> Float {
+        let clamped = min(max(v, 0), 255)
+        let low = min(Int(clamped), 254)
+        let fraction = clamped - Float(low)
+        return table[low] + (table[low + 1] - table[low]) * fraction
+    }
+
     /// The OkLab coordinates of an sRGB colour whose samples are 0 ... 255 (fractions allowed).
     init(red: Float, green: Float, blue: Float) {
-        func toLinear(_ v: Float) -> Float {
-            let s = min(max(v / 255, 0), 1)
-            return s <= 0.04045 ? s / 12.92 : powf((s + 0.055) / 1.055, 2.4)
-        }
-        self.init(linearRed: toLinear(red), green: toLinear(green), blue: toLinear(blue))
+        self.init(linearRed: Self.toLinear(red), green: Self.toLinear(green), blue: Self.toLinear(blue))
+    }
+
+    /// The OkLab coordinates of an opaque packed ``GIFPixel`` (through the ``linear`` table).
+    init(packed pixel: UInt32) {
+        let (r, g, b) = GIFPixel.channels(pixel)
+        let linear = Self.linear
+        self.init(linearRed: linear[r], green: linear[g], blue: linear[b])
     }
 
     /// The OkLab coordinates of a linear-light RGB colour (0 ... 1).
@@ -77,28 +96,47 @@ struct OkLab: Sendable, Equatable {
 struct GIFHistogram: Sendable {
     private(set) var weight = [Double](repeating: 0, count: 1 << 15)
     private(set) var sums = [Double](repeating: 0, count: 3 << 15)
+    /// The bins with a weight, for ``removeAll()``.
+    private var occupied: [Int32] = []
 
     @inline(__always)
     mutating func add(_ pixel: UInt32, weight w: Double) {
         let (r, g, b) = GIFPixel.channels(pixel)
         let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
+        if weight[bin] == 0 { occupied.append(Int32(bin)) }
         weight[bin] += w
         sums[bin * 3] += Double(r) * w
         sums[bin * 3 + 1] += Double(g) * w
         sums[bin * 3 + 2] += Double(b) * w
     }
 
+    /// Empties the histogram, keeping its memory: only the occupied bins are cleared.
+    mutating func removeAll() {
+        for bin in occupied.map(Int.init) {
+            weight[bin] = 0
+            sums[bin * 3] = 0
+            sums[bin * 3 + 1] = 0
+            sums[bin * 3 + 2] = 0
+        }
+        occupied.removeAll(keepingCapacity: true)
+    }
+
     /// The occupied bins: their mean colours in OkLab and their weights.
     var points: (colors: [OkLab], weights: [Float]) {
         var colors: [OkLab] = []
         var weights: [Float] = []
-        for bin in 0..<weight.count where weight[bin] > 0 {
-            let w = weight[bin]
-            colors.append(
-                OkLab(
-                    red: Float(sums[bin * 3] / w), green: Float(sums[bin * 3 + 1] / w),
-                    blue: Float(sums[bin * 3 + 2] / w)))
-            weights.append(Float(w))
+        colors.reserveCapacity(occupied.count)
+        weights.reserveCapacity(occupied.count)
+        OkLab.linear.withUnsafeBufferPointer { table in
+            for bin in 0..<weight.count where weight[bin] > 0 {
+                let w = weight[bin]
+                colors.append(
+                    OkLab(
+                        linearRed: OkLab.toLinearInterpolated(Float(sums[bin * 3] / w), table),
+                        green: OkLab.toLinearInterpolated(Float(sums[bin * 3 + 1] / w), table),
+                        blue: OkLab.toLinearInterpolated(Float(sums[bin * 3 + 2] / w), table)))
+                weights.append(Float(w))
+            }
         }
         return (colors, weights)
     }
@@ -114,6 +152,20 @@ enum GIFQuantizer {
         guard !points.isEmpty else { return [GIFPixel.opaque(0, 0, 0)] }
         if points.count <= count { return unique(points.map(\.packed)) }
         var centres = medianCut(points, weights, count: count)
+        refine(&centres, points, weights, iterations: iterations)
+        return unique(centres.map(\.packed))
+    }
+
+    /// At most `seeds.count` opaque colours for the histogram: weighted k-means started from
+    /// `seeds` (a palette built from a sample of the same colours) rather than from a median cut.
+    static func palette(from histogram: GIFHistogram, seeds: [UInt32], iterations: Int) -> [UInt32] {
+        let (points, weights) = histogram.points
+        guard !points.isEmpty else { return [GIFPixel.opaque(0, 0, 0)] }
+        if points.count <= seeds.count { return unique(points.map(\.packed)) }
+        var centres = seeds.map { seed in
+            let (r, g, b) = GIFPixel.channels(seed)
+            return OkLab(red: Float(r), green: Float(g), blue: Float(b))
+        }
         refine(&centres, points, weights, iterations: iterations)
         return unique(centres.map(\.packed))
     }
@@ -200,11 +252,13 @@ enum GIFQuantizer {
 
     private static func refine(_ centres: inout [OkLab], _ points: [OkLab], _ weights: [Float], iterations: Int) {
         var assignment = [Int](repeating: 0, count: points.count)
-        for _ in 0..<iterations {
+        for iteration in 0..<iterations {
             var moved = 0
             let search = OkLabNearest(centres)
             for (position, point) in points.enumerated() {
-                let best = search.nearest(to: point)
+                // After the first pass, each point's centre is where the search starts.
+                let best =
+                    iteration == 0 ? search.nearest(to: point) : search.nearest(to: point, guess: assignment[position])
                 if assignment[position] != best { moved += 1 }
                 assignment[position] = best
             }

@@ -11,9 +11,11 @@
 ///    fit feed a weighted histogram (changed pixels, weighted by time on screen), from which
 ///    ``GIFQuantizer`` builds one global palette.
 /// 2. Frames are mapped (only those that do not fit: onto the global palette, or, whole, onto one
-///    of their own where that pays, ``GIFPaletteMapper/ownPalette(for:previousSource:colors:)``) and encoded by
+///    of their own where that pays, ``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``) and encoded by
 ///    ``GIFFrameEncoder`` as the rectangles that change, one frame behind the source so that
-///    each frame knows whether the next one needs pixels cleared.
+///    each frame knows whether the next one needs pixels cleared. With ``inParallel``, the
+///    palette of a frame's own is chosen on a second thread while this one maps and compresses
+///    the frames before it.
 ///
 /// Timing follows ``GIFTiming``; consecutive identical frames of a non-GIF source are merged
 /// and their delays summed (a GIF source read as stored keeps its frames one for one;
@@ -45,9 +47,9 @@ struct GIFWriter {
     /// whatever the frame count.
     var keptBytes = 64 << 20
 
-    /// Whether large frames use a second thread: one frame compressed while the next is
-    /// mapped, and a frame mapped in two halves. The bytes are the same either way; tests turn
-    /// it off to check that.
+    /// Whether a second thread is used: a frame's own palette chosen while the frames before it
+    /// are mapped and compressed, and large frames mapped in two halves. The bytes are the same
+    /// either way; tests turn it off to check that.
     var inParallel = availableProcessors > 1
 
     /// Writes `source` into `sink`.
@@ -109,58 +111,80 @@ struct GIFWriter {
         if loops { head += GIFLoopExtension(value: plays == 0 ? 0 : plays - 1).serialized }
         try sink.append(head)
 
-        // Pass 2: frames.
+        // Pass 2: frames, in a pipeline. When a frame arrives, whether a palette of its own pays
+        // is decided, and the palette built (``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``,
+        // the costly step) on a second thread, while this one compresses the frame two back and
+        // maps the one before onto its palette (which needs what the decoder shows after the
+        // frame two back). The bytes are the same on one thread.
         var encoder = GIFFrameEncoder(
             width: info.width, height: info.height, isAnimated: shown > 1, hasTransparency: analysis.hasTransparency,
             globalTable: global)
-        var pending: (prepared: [UInt32], target: [UInt32], delay: Int)?
+        let colors = min(options.colors, 255)
+        /// A frame whose palette is chosen, not yet mapped.
+        struct Chosen {
+            var prepared: [UInt32]
+            var previous: [UInt32]?
+            var fits: Bool
+            var own: GIFPaletteMapper?
+            var delay: Int
+        }
+        var chosen: Chosen?
+        /// A frame mapped, not yet written.
+        var ready: (target: [UInt32], delay: Int)?
         var shownIndex = 0
-        // Large frames are compressed on a second thread while this one maps the next frame
-        // (the two LZW encodings of a frame then run one after the other, on that thread).
-        let pipelined = inParallel && info.width * info.height >= GIFFrameEncoder.parallelPixels
-        /// The canvas to write for `prepared`: itself, or mapped onto a palette.
-        func mapped(_ prepared: [UInt32], previous: [UInt32]?, displayed: [UInt32]) -> [UInt32] {
-            guard !analysis.fits[shownIndex] else { return prepared }
-            let colors = min(options.colors, 255)
-            if var own = mapper?.ownPalette(for: prepared, previousSource: previous, colors: colors) {
+        let chooser = mapper.map(GIFPaletteChooser.init)
+        /// The canvas to write for `frame`: itself, or mapped onto its palette.
+        func map(_ frame: Chosen, displayed: [UInt32]) -> [UInt32] {
+            if frame.fits { return frame.prepared }
+            if var own = frame.own {
                 return own.map(
-                    prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
+                    frame.prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
                     dither: options.dither)
             }
             return mapper?.map(
-                prepared, width: info.width, height: info.height, previousSource: previous, displayed: displayed,
-                dither: options.dither) ?? prepared
+                frame.prepared, width: info.width, height: info.height, previousSource: frame.previous,
+                displayed: displayed, dither: options.dither) ?? frame.prepared
         }
-        /// Takes the next shown frame, and writes the one before it.
-        func add(_ prepared: [UInt32], index: Int, delay: Int) throws(ImgToolError) {
-            defer { shownIndex += 1 }
-            var target: [UInt32]
-            if var held = pending {
-                if !isGIF && held.prepared == prepared {
-                    held.delay += delay
-                    pending = held
-                    progress?(index + 1)
-                    return
-                }
-                let planned = encoder.plan(target: held.target, delayCentiseconds: held.delay, next: prepared)
-                let displayed = encoder.displayed
-                let records: [UInt8]
-                if pipelined {
-                    (records, target) = forkJoin {
-                        planned.records(inParallel: false)
-                    } alongside: {
-                        mapped(prepared, previous: held.prepared, displayed: displayed)
-                    }
-                } else {
-                    records = planned.records()
-                    target = mapped(prepared, previous: held.prepared, displayed: displayed)
-                }
-                try sink.append(records)
-            } else {
-                target = mapped(prepared, previous: nil, displayed: encoder.displayed)
+        /// Writes `ready` (with `chosen` as the frame after it) and maps `chosen` into `ready`,
+        /// while `side` runs on a second thread (on this one after, without ``inParallel``).
+        func advance<Side: Sendable>(alongside side: (@Sendable () -> Side)?) throws(ImgToolError) -> Side? {
+            let planned = ready.map { held in
+                encoder.plan(target: held.target, delayCentiseconds: held.delay, next: chosen?.prepared)
             }
-            pending = (prepared, target, delay)
-            progress?(index + 1)
+            let displayed = encoder.displayed
+            let front = { (planned?.records(inParallel: side == nil), chosen.map { map($0, displayed: displayed) }) }
+            let sideResult: Side?
+            let (records, target): ([UInt8]?, [UInt32]?)
+            if let side, inParallel {
+                (sideResult, (records, target)) = forkJoin(side, alongside: front)
+            } else {
+                (records, target) = front()
+                sideResult = side?()
+            }
+            if let records { try sink.append(records) }
+            ready = chosen.flatMap { frame in target.map { ($0, frame.delay) } }
+            return sideResult
+        }
+        /// Takes the next shown frame.
+        func add(_ prepared: [UInt32], index: Int, delay: Int) throws(ImgToolError) {
+            defer {
+                shownIndex += 1
+                progress?(index + 1)
+            }
+            let fits = analysis.fits[shownIndex]
+            if var held = chosen, !isGIF, held.prepared == prepared {
+                held.delay += delay
+                chosen = held
+                return
+            }
+            let previous = chosen?.prepared
+            var own: GIFPaletteMapper?
+            if let chooser, !fits {
+                own = try advance { chooser.ownPalette(for: prepared, previousSource: previous, colors: colors) } ?? nil
+            } else {
+                _ = try advance(alongside: nil as (@Sendable () -> Int)?)
+            }
+            chosen = Chosen(prepared: prepared, previous: previous, fits: fits, own: own, delay: delay)
         }
         // The frames before those pass 1 kept are read again; the kept ones are taken as they are.
         var kept = analysis.kept
@@ -182,11 +206,10 @@ struct GIFWriter {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
             try add(frame.pixels, index: frame.index, delay: frame.delay)
         }
-        if let held = pending {
-            try sink.append(encoder.plan(target: held.target, delayCentiseconds: held.delay, next: nil).records())
-        } else {
-            throw ImgToolError(.corrupt, "the image has no frames to write")
-        }
+        guard chosen != nil else { throw ImgToolError(.corrupt, "the image has no frames to write") }
+        _ = try advance(alongside: nil as (@Sendable () -> Int)?)  // the last but one written, the last mapped
+        chosen = nil
+        _ = try advance(alongside: nil as (@Sendable () -> Int)?)  // the last written
         try sink.append([0x3B])
     }
 

@@ -10,15 +10,32 @@ struct OkLabNearest: Sendable {
     private let sorted: [OkLab]
     /// Each sorted colour's index in the set given.
     private let indices: [Int]
+    /// The colours in the order given.
+    private let colors: [OkLab]
 
     init(_ colors: [OkLab]) {
         let order = colors.indices.sorted { (colors[$0].l, $0) < (colors[$1].l, $1) }
         sorted = order.map { colors[$0] }
         indices = order
+        self.colors = colors
+    }
+
+    /// The index of the colour nearest to `point`, as ``nearest(to:)``, found faster when the
+    /// colour at `guess` is near it (its distance bounds the search from the start): a point's
+    /// previous centre in k-means.
+    func nearest(to point: OkLab, guess: Int) -> Int {
+        nearest(to: point, bound: (point.distanceSquared(to: colors[guess]), guess))
     }
 
     /// The index of the colour nearest to `point`; 0 for an empty set.
     func nearest(to point: OkLab) -> Int {
+        nearest(to: point, bound: (.infinity, .max))
+    }
+
+    /// The nearest colour, or `bound` (a distance and an index) when no colour is nearer or as
+    /// near with a lower index.
+    @inline(__always)
+    private func nearest(to point: OkLab, bound: (distance: Float, index: Int)) -> Int {
         sorted.withUnsafeBufferPointer { sorted in
             indices.withUnsafeBufferPointer { indices in
                 // The first colour at least as light as the point: the search starts there and
@@ -31,8 +48,8 @@ struct OkLabNearest: Sendable {
                 }
                 var up = low
                 var down = low - 1
-                var bestIndex = Int.max
-                var bestDistance = Float.infinity
+                var bestIndex = bound.index
+                var bestDistance = bound.distance
                 while true {
                     let upGap = up < sorted.count ? (point.l - sorted[up].l) * (point.l - sorted[up].l) : .infinity
                     let downGap =
