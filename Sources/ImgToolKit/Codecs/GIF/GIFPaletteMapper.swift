@@ -401,7 +401,6 @@ struct GIFPaletteMapper {
     }
 }
 
-
 /// What choosing a palette of a frame's own needs from frame to frame: a copy of the shared
 /// mapper (its cache of nearest colours then fills on the thread that chooses, and is never
 /// copied again) and the histograms ``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``
