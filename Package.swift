@@ -67,6 +67,14 @@ let package = Package(
             pkgConfig: "libwebpmux",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libavif reports errors by return value as well; the module map links libavif (0.11.1
+        // on Debian 12: dav1d decodes, aom encodes). No pkgConfig: libavif's .pc file adds
+        // -DAVIF_DLL, which SwiftPM refuses with a warning, and the header is in /usr/include.
+        .systemLibrary(
+            name: "CAVIF",
+            path: "CAVIF",
+            providers: [.apt(["libavif-dev"])]
+        ),
         // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
         .target(
             name: "CCurlLoader",
@@ -89,7 +97,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CResample", "CColor"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CResample", "CColor"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

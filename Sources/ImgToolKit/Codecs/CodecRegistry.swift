@@ -20,6 +20,7 @@ public struct CodecRegistry: Sendable {
         GIFCodec(),
         JPEGCodec(),
         WebPCodec(),
+        AVIFCodec(),
     ])
 
     /// How many leading bytes ``codec(sniffing:)`` looks at.

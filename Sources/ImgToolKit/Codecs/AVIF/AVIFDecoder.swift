@@ -1,0 +1,267 @@
+import CAVIF
+
+/// One libavif decoding session over a copy of the file: parse, then the frames in order, each
+/// converted to RGBA and shown as a browser shows it (``AVIFDisplay``).
+///
+/// libavif reads the bytes in place for as long as the decoder lives, so the session keeps its own
+/// copy. A one-shot object used by one thread at a time; ``AVIFSource`` makes one to learn the
+/// structure and each ``AVIFFrameReader`` one of its own.
+final class AVIFDecoder {
+    private let decoder: UnsafeMutablePointer<avifDecoder>
+    private let bytes: UnsafeMutableRawBufferPointer
+    /// Whether the file parsed only once libavif's strict checks were off (a missing `pixi`
+    /// property, a clean aperture libavif's strict mode refuses).
+    let isLenient: Bool
+
+    /// Parses `data` (no pixels are decoded).
+    /// - Parameter threads: how many threads the AV1 decoder may use.
+    /// - Throws: ``ImgToolError``: `tooLarge` past `limits` (libavif is told the limits too, so
+    ///   nothing larger is allocated), `truncated`, `corrupt`, `unsupportedFormat`.
+    init(data: [UInt8], limits: DecodingLimits, threads: Int) throws(ImgToolError) {
+        guard let decoder = avifDecoderCreate() else {
+            throw ImgToolError(.tooLarge, "out of memory for an AVIF decoder")
+        }
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        data.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        self.bytes = bytes
+        self.decoder = decoder
+        decoder.pointee.maxThreads = Int32(clamping: max(threads, 1))
+        decoder.pointee.imageSizeLimit = UInt32(clamping: limits.maxPixels)
+        decoder.pointee.imageCountLimit = UInt32(clamping: limits.maxFrames)
+        var result = Self.parse(decoder, bytes, count: data.count, strict: true)
+        var lenient = false
+        if result != AVIF_RESULT_OK, result == AVIF_RESULT_BMFF_PARSE_FAILED || result == AVIF_RESULT_INVALID_IMAGE_GRID
+        {
+            // What browsers still show (a missing `pixi`): parse again without the strict checks.
+            if Self.parse(decoder, bytes, count: data.count, strict: false) == AVIF_RESULT_OK {
+                result = AVIF_RESULT_OK
+                lenient = true
+            }
+        }
+        isLenient = lenient
+        // Every property is set: on a throw, deinit destroys the decoder and frees the copy.
+        guard result == AVIF_RESULT_OK else { throw Self.error(result, decoder, "cannot read the AVIF structure") }
+    }
+
+    deinit {
+        avifDecoderDestroy(decoder)
+        bytes.deallocate()
+    }
+
+    private static func parse(
+        _ decoder: UnsafeMutablePointer<avifDecoder>, _ bytes: UnsafeMutableRawBufferPointer, count: Int, strict: Bool
+    ) -> avifResult {
+        decoder.pointee.strictFlags = strict ? avifStrictFlags(AVIF_STRICT_ENABLED.rawValue) : 0
+        let set = avifDecoderSetIOMemory(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count)
+        guard set == AVIF_RESULT_OK else { return set }
+        return avifDecoderParse(decoder)
+    }
+
+    /// The image as parsed: size, depth, format, colour description, transforms, metadata.
+    var image: UnsafeMutablePointer<avifImage> { decoder.pointee.image }
+    /// The number of frames (1 for a still).
+    var frameCount: Int { Int(decoder.pointee.imageCount) }
+    /// Whether there is an alpha plane.
+    var hasAlpha: Bool { decoder.pointee.alphaPresent != 0 }
+
+    /// Frame `index`'s duration.
+    func duration(of index: Int) -> Duration {
+        var timing = avifImageTiming()
+        guard avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK, timing.timescale > 0 else {
+            return .zero
+        }
+        let whole = timing.durationInTimescales / timing.timescale
+        let rest = timing.durationInTimescales % timing.timescale
+        let attoseconds = Double(rest) / Double(timing.timescale) * 1e18
+        return Duration(
+            secondsComponent: Int64(clamping: whole), attosecondsComponent: Int64(attoseconds.rounded()))
+    }
+
+    /// The colour description: the ICC profile, and the `nclx` code points.
+    var colorDescription: (icc: [UInt8]?, cicp: ColorMetadata.CICP) {
+        let image = image.pointee
+        let icc =
+            image.icc.size > 0 && image.icc.data != nil
+            ? Array(UnsafeBufferPointer(start: image.icc.data, count: image.icc.size)) : nil
+        let cicp = ColorMetadata.CICP(
+            primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics),
+            matrix: Int(image.matrixCoefficients), fullRange: image.yuvRange == AVIF_RANGE_FULL)
+        return (icc, cicp)
+    }
+
+    /// The EXIF and XMP payloads as stored.
+    var metadata: (exif: [UInt8]?, xmp: [UInt8]?) {
+        let image = image.pointee
+        func copy(_ data: avifRWData) -> [UInt8]? {
+            data.size > 0 && data.data != nil ? Array(UnsafeBufferPointer(start: data.data, count: data.size)) : nil
+        }
+        return (copy(image.exif), copy(image.xmp))
+    }
+
+    /// How the stored image is shown: its clean aperture, rotation and mirror.
+    /// - Throws: ``ImgToolError`` `corrupt` for a clean aperture outside the image.
+    func display() throws(ImgToolError) -> AVIFDisplay {
+        let image = image.pointee
+        let width = Int(image.width)
+        let height = Int(image.height)
+        var crop = FrameRegion(x: 0, y: 0, width: width, height: height)
+        if image.transformFlags & avifTransformFlags(AVIF_TRANSFORM_CLAP.rawValue) != 0 {
+            guard let region = Self.cleanAperture(image.clap, width: width, height: height) else {
+                let clap = image.clap
+                throw ImgToolError(
+                    .corrupt,
+                    "corrupt AVIF: the clean aperture (clap \(clap.widthN)/\(clap.widthD) x \(clap.heightN)/\(clap.heightD), offset \(Int32(bitPattern: clap.horizOffN))/\(clap.horizOffD), \(Int32(bitPattern: clap.vertOffN))/\(clap.vertOffD)) is not a whole-pixel rectangle inside the \(width)x\(height) image"
+                )
+            }
+            crop = region
+        }
+        let hasRotation = image.transformFlags & avifTransformFlags(AVIF_TRANSFORM_IROT.rawValue) != 0
+        let hasMirror = image.transformFlags & avifTransformFlags(AVIF_TRANSFORM_IMIR.rawValue) != 0
+        return AVIFDisplay(
+            crop: crop, anticlockwiseTurns: hasRotation ? Int(image.irot.angle & 3) : 0,
+            mirror: hasMirror ? (image.imir.mode == 0 ? .topBottom : .leftRight) : nil)
+    }
+
+    /// The rectangle a clean aperture box cuts out of a `width` x `height` image (ISO/IEC
+    /// 14496-12 12.1.4): `clapWidth` x `clapHeight` whose centre is offset from the image's by
+    /// (`horizOff`, `vertOff`), so its left edge is at `horizOff + (width - clapWidth) / 2`.
+    /// `nil` unless every edge falls on a whole pixel inside the image. Unlike libavif 0.11's
+    /// helper, odd offsets in a subsampled image are accepted: the RGB image is cut, as browsers
+    /// cut it.
+    static func cleanAperture(_ clap: avifCleanApertureBox, width: Int, height: Int) -> FrameRegion? {
+        func fraction(_ numerator: Int64, _ denominator: UInt32) -> (Int64, Int64)? {
+            denominator == 0 ? nil : (numerator, Int64(denominator))
+        }
+        guard let w = fraction(Int64(clap.widthN), clap.widthD), let h = fraction(Int64(clap.heightN), clap.heightD),
+            let dx = fraction(Int64(Int32(bitPattern: clap.horizOffN)), clap.horizOffD),
+            let dy = fraction(Int64(Int32(bitPattern: clap.vertOffN)), clap.vertOffD),
+            w.0 % w.1 == 0, h.0 % h.1 == 0
+        else { return nil }
+        let clapWidth = w.0 / w.1
+        let clapHeight = h.0 / h.1
+        // left = dx + (width - clapWidth) / 2 = (2 dx.0 + (width - clapWidth) dx.1) / (2 dx.1)
+        let leftNumerator = 2 * dx.0 + (Int64(width) - clapWidth) * dx.1
+        let topNumerator = 2 * dy.0 + (Int64(height) - clapHeight) * dy.1
+        guard leftNumerator % (2 * dx.1) == 0, topNumerator % (2 * dy.1) == 0 else { return nil }
+        let left = leftNumerator / (2 * dx.1)
+        let top = topNumerator / (2 * dy.1)
+        guard clapWidth > 0, clapHeight > 0, left >= 0, top >= 0, left + clapWidth <= width, top + clapHeight <= height
+        else { return nil }
+        return FrameRegion(x: Int(left), y: Int(top), width: Int(clapWidth), height: Int(clapHeight))
+    }
+
+    /// Decodes the next frame and converts it to RGBA at `depth` (straight alpha; alpha 255 when
+    /// the file has none), as stored (no transforms).
+    /// - Throws: ``ImgToolError`` `corrupt` or `truncated` naming the frame; `tooLarge` when
+    ///   memory runs out.
+    func nextImage(depth: SampleDepth, index: Int) throws(ImgToolError) -> PixelBuffer {
+        let result = avifDecoderNextImage(decoder)
+        guard result == AVIF_RESULT_OK else {
+            throw Self.error(result, decoder, "cannot decode frame \(index)")
+        }
+        let image = decoder.pointee.image!
+        // libavif 0.11's 8-bit path copies limited-range monochrome luma without expanding it
+        // to full range (its 16-bit path expands it): such images go through 16 bits.
+        if depth == .eight, image.pointee.yuvFormat == AVIF_PIXEL_FORMAT_YUV400,
+            image.pointee.yuvRange == AVIF_RANGE_LIMITED
+        {
+            return try convert(image, depth: .sixteen, index: index).converted(to: .eight)
+        }
+        return try convert(image, depth: depth, index: index)
+    }
+
+    /// `image` (the decoder's current frame) as RGBA at `depth`.
+    private func convert(_ image: UnsafeMutablePointer<avifImage>, depth: SampleDepth, index: Int) throws(ImgToolError)
+        -> PixelBuffer
+    {
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.depth = depth == .sixteen ? 16 : 8
+        rgb.alphaPremultiplied = 0
+        let width = Int(image.pointee.width)
+        let height = Int(image.pointee.height)
+        var failure: avifResult = AVIF_RESULT_OK
+        let buffer = PixelBuffer(width: width, height: height, depth: depth) { (bytes: UnsafeMutableRawBufferPointer) in
+            rgb.pixels = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            rgb.rowBytes = UInt32(width * 4 * (depth == .sixteen ? 2 : 1))
+            failure = avifImageYUVToRGB(image, &rgb)
+        }
+        guard failure == AVIF_RESULT_OK else {
+            throw Self.error(failure, decoder, "cannot convert frame \(index) to RGB")
+        }
+        return buffer
+    }
+
+    /// An ``ImgToolError`` for `result`, with libavif's diagnostic as the cause.
+    private static func error(_ result: avifResult, _ decoder: UnsafeMutablePointer<avifDecoder>, _ what: String)
+        -> ImgToolError
+    {
+        let name = String(cString: avifResultToString(result))
+        let detail = text(of: &decoder.pointee.diag)
+        let cause = detail.map { "\(name): \($0)" } ?? name
+        let code: ImgToolError.Code
+        switch result {
+        case AVIF_RESULT_TRUNCATED_DATA: code = .truncated
+        case AVIF_RESULT_OUT_OF_MEMORY: code = .tooLarge
+        case AVIF_RESULT_NO_CODEC_AVAILABLE, AVIF_RESULT_NOT_IMPLEMENTED: code = .unsupportedFormat
+        default:
+            code = detail?.contains("limit") == true ? .tooLarge : .corrupt
+        }
+        let lead = code == .truncated ? "truncated AVIF" : code == .tooLarge ? "AVIF too large" : "corrupt AVIF"
+        return ImgToolError(code, "\(lead): \(what) (\(cause))", cause: cause)
+    }
+
+    private static func text(of diagnostics: UnsafeMutablePointer<avifDiagnostics>) -> String? {
+        let text = withUnsafeBytes(of: &diagnostics.pointee.error) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return text.isEmpty ? nil : text
+    }
+}
+
+/// How a stored AVIF image is shown, in MIAF's order: the clean aperture (`clap`) cut out, then
+/// turned anticlockwise (`irot`), then mirrored (`imir`).
+struct AVIFDisplay: Sendable, Hashable {
+    /// A mirror axis.
+    enum Mirror: Sendable, Hashable {
+        /// Top and bottom exchanged (`imir` mode 0; EXIF orientation 4).
+        case topBottom
+        /// Left and right exchanged (`imir` mode 1; EXIF orientation 2).
+        case leftRight
+    }
+
+    /// The clean aperture, in stored pixels (the whole image when there is no `clap`).
+    var crop: FrameRegion
+    /// Quarter turns anticlockwise, 0 ... 3.
+    var anticlockwiseTurns: Int
+    /// The mirror after the turn, or `nil`.
+    var mirror: Mirror?
+
+    /// The displayed size.
+    var size: PixelSize {
+        anticlockwiseTurns % 2 == 0
+            ? PixelSize(width: crop.width, height: crop.height) : PixelSize(width: crop.height, height: crop.width)
+    }
+
+    /// Whether the stored image is shown as it is.
+    func isIdentity(storedWidth: Int, storedHeight: Int) -> Bool {
+        crop == FrameRegion(x: 0, y: 0, width: storedWidth, height: storedHeight) && anticlockwiseTurns == 0
+            && mirror == nil
+    }
+
+    /// `stored` as it is shown.
+    func apply(to stored: PixelBuffer) -> PixelBuffer {
+        var image = stored
+        if crop != FrameRegion(x: 0, y: 0, width: stored.width, height: stored.height) {
+            image = image.cropped(to: crop)
+        }
+        if anticlockwiseTurns != 0 { image = image.rotated(quarterTurns: -anticlockwiseTurns) }
+        switch mirror {
+        case .topBottom: image = image.flipped()
+        case .leftRight: image = image.flopped()
+        case nil: break
+        }
+        return image
+    }
+}

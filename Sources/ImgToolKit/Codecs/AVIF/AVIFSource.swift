@@ -1,0 +1,138 @@
+import CAVIF
+
+/// An AVIF, still or image sequence, parsed once by libavif: size, depth, alpha, frame timing,
+/// colour description and metadata, no pixels.
+///
+/// Frames are decoded by ``AVIFFrameReader``, each shown as a browser shows it: the clean
+/// aperture, rotation and mirror of the image (``AVIFDisplay``) applied, alpha straight (libavif
+/// divides a premultiplied image), 10- and 12-bit samples kept as 16-bit ones (or rounded to 8
+/// bits, `(v x 255 + 32767) / 65535`, when 8 are asked for).
+struct AVIFSource: FrameSource {
+    let info: ImageInfo
+    /// The file, parsed again by each reader.
+    let data: [UInt8]
+    let limits: DecodingLimits
+    let display: AVIFDisplay
+    let hasAlpha: Bool
+    /// Bits per sample as stored: 8, 10 or 12.
+    let storedDepth: Int
+
+    /// Parses `data` and checks its size and frame count against `limits`.
+    /// - Throws: ``ImgToolError``: `tooLarge`, `truncated`, `corrupt`, `unsupportedFormat`.
+    init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
+        let decoder = try AVIFDecoder(data: data, limits: limits, threads: 1)
+        let image = decoder.image.pointee
+        let storedWidth = Int(image.width)
+        let storedHeight = Int(image.height)
+        try limits.checkPixels(width: storedWidth, height: storedHeight, what: "AVIF image")
+        let frameCount = decoder.frameCount
+        guard frameCount > 0 else { throw ImgToolError(.corrupt, "corrupt AVIF: no image") }
+        try limits.checkAnimation(frames: frameCount, width: storedWidth, height: storedHeight)
+        let display = try decoder.display()
+        guard display.crop.width > 0, display.crop.height > 0 else {
+            throw ImgToolError(.corrupt, "corrupt AVIF: the clean aperture is empty")
+        }
+
+        let isGray = image.yuvFormat == AVIF_PIXEL_FORMAT_YUV400
+        let hasAlpha = decoder.hasAlpha
+        let colorType: ColorType =
+            switch (isGray, hasAlpha) {
+            case (true, true): .grayAlpha
+            case (true, false): .gray
+            case (false, true): .rgba
+            case (false, false): .rgb
+            }
+        let isSequence = frameCount > 1
+        let frames = (0..<frameCount).map { index in
+            FrameInfo(
+                index: index, delay: isSequence ? decoder.duration(of: index) : .zero,
+                region: FrameRegion(x: 0, y: 0, width: display.size.width, height: display.size.height),
+                disposal: .none, blend: .source)
+        }
+        let plays = isSequence ? AVIFMovie(data).plays : 1
+        var warnings: [String] = []
+        if decoder.isLenient {
+            warnings.append(
+                "the AVIF breaks a rule libavif checks strictly (such as a missing pixi property); shown anyway")
+        }
+        let (icc, cicp) = decoder.colorDescription
+        var info = ImageInfo(
+            format: .avif, width: display.size.width, height: display.size.height, bitDepth: Int(image.depth),
+            colorType: colorType,
+            color: ColorMetadata(cicp: icc == nil && !(cicp.primaries == 2 && cicp.transfer == 2) ? cicp : nil),
+            frames: frames,
+            loopValue: isSequence ? plays : nil, plays: plays, warnings: warnings)
+        info.storedSize = PixelSize(width: storedWidth, height: storedHeight)
+        let (exif, xmp) = decoder.metadata
+        info.describeMetadata(icc: icc, exif: exif.map(Self.tiff(fromExifItem:)), xmp: xmp)
+        self.info = info
+        self.data = data
+        self.limits = limits
+        self.display = display
+        self.hasAlpha = hasAlpha
+        storedDepth = Int(image.depth)
+    }
+
+    var isOpaque: Bool { !hasAlpha }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        try AVIFFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))
+    }
+
+    /// The TIFF bytes of an `Exif` item: libavif hands over the item's payload, which starts with
+    /// a 4-byte offset to the TIFF header (ISO/IEC 23008-12 A.2.1); files that skip the offset
+    /// start with the header itself.
+    static func tiff(fromExifItem payload: [UInt8]) -> [UInt8] {
+        func isTIFF(_ at: Int) -> Bool {
+            payload.count >= at + 4
+                && (payload[at..<at + 4].elementsEqual([0x49, 0x49, 0x2A, 0x00])
+                    || payload[at..<at + 4].elementsEqual([0x4D, 0x4D, 0x00, 0x2A]))
+        }
+        if isTIFF(0) { return payload }
+        guard payload.count >= 4 else { return payload }
+        let offset = Int(payload[0]) << 24 | Int(payload[1]) << 16 | Int(payload[2]) << 8 | Int(payload[3])
+        if offset <= payload.count - 4, isTIFF(4 + offset) { return Array(payload[(4 + offset)...]) }
+        return payload
+    }
+}
+
+/// Decodes the frames of an ``AVIFSource`` in order with a libavif decoder of its own (the AV1
+/// decoder on two threads when there are two cores), one frame in memory at a time.
+final class AVIFFrameReader: FrameReader {
+    private let source: AVIFSource
+    private let depth: SampleDepth
+    private let decoder: AVIFDecoder
+    private var index = 0
+    private var failure: ImgToolError?
+
+    init(source: AVIFSource, depth: SampleDepth) throws(ImgToolError) {
+        self.source = source
+        self.depth = depth
+        decoder = try AVIFDecoder(data: source.data, limits: source.limits, threads: availableProcessors)
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        if let failure { throw failure }
+        guard index < source.info.frames.count else { return nil }
+        do throws(ImgToolError) {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before AVIF frame \(index)") }
+            let stored = try decoder.nextImage(depth: depth, index: index)
+            let expected = source.info.storedSize
+            guard stored.width == expected.width, stored.height == expected.height else {
+                throw ImgToolError(
+                    .corrupt,
+                    "corrupt AVIF: frame \(index) is \(stored.width)x\(stored.height), not \(expected.width)x\(expected.height)"
+                )
+            }
+            var image = source.display.apply(to: stored)
+            image.metadata = ImageMetadata(
+                format: .avif, bitDepth: source.info.bitDepth, colorType: source.info.colorType,
+                color: source.info.color)
+            defer { index += 1 }
+            return Frame(info: source.info.frames[index], image: image)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+}
