@@ -159,7 +159,9 @@ final class AVIFDecoder {
         guard result == AVIF_RESULT_OK else {
             throw Self.error(result, decoder, "cannot decode frame \(index)")
         }
-        let image = decoder.pointee.image!
+        guard let image = decoder.pointee.image else {
+            throw ImgToolError(.corrupt, "corrupt AVIF: frame \(index) has no image")
+        }
         // libavif 0.11's 8-bit path copies limited-range monochrome luma without expanding it
         // to full range (its 16-bit path expands it): such images go through 16 bits.
         if depth == .eight, image.pointee.yuvFormat == AVIF_PIXEL_FORMAT_YUV400,
