@@ -19,14 +19,14 @@ struct OutputOptions: ParsableArguments {
 
     @Option(
         help:
-            "Compression effort: zlib level for PNG, 0-9 (default: chosen per frame); libwebp method for WebP, 0-6, 7-9 meaning 6 (default: 4; 0 is fastest)."
+            "Compression effort: zlib level for PNG, 0-9 (default: chosen per frame); libwebp method for WebP, 0-6, 7-9 meaning 6 (default: 4; 0 is fastest); libaom speed 10 - level for AVIF (default: 4, speed 6)."
     )
     var level: Int?
 
-    @Option(help: "Lossy quality, 1-100 (JPEG, WebP). (default: the format's own)")
+    @Option(help: "Lossy quality, 1-100 (JPEG, WebP, AVIF). (default: the format's own)")
     var quality: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Lossless compression (WebP). (default: lossless when the input is)")
+    @Flag(inversion: .prefixedNo, help: "Lossless compression (WebP, AVIF). (default: lossless when the input is)")
     var lossless: Bool?
 
     @Flag(help: "Progressive output (JPEG).")

@@ -3,7 +3,8 @@ extension ImageFormat {
     public static let avif = ImageFormat(rawValue: "avif")
 }
 
-/// AVIF, stills and image sequences, read with libavif (dav1d decodes the AV1 data).
+/// AVIF, stills and image sequences, read with libavif (dav1d decodes the AV1 data) and written
+/// with it (libaom encodes; ``AVIFWriter`` says how options map).
 ///
 /// What a browser shows: the primary image (or, for a file whose major brand is `avis`, its
 /// image sequence), grids assembled and alpha attached by libavif, the clean aperture, rotation
@@ -21,8 +22,8 @@ public struct AVIFCodec: ImageCodec {
     public var displayName: String { "AV1 Image File Format" }
     /// `avif`, `avifs`.
     public var extensions: [String] { ["avif", "avifs"] }
-    /// Reads stills and sequences, with alpha.
-    public var capabilities: CodecCapabilities { [.read, .readAnimation] }
+    /// Reads and writes stills and sequences, with alpha.
+    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
     /// An `ftyp` box whose major brand, or one of the compatible brands within the first bytes,
     /// is `avif` or `avis`.
@@ -42,5 +43,16 @@ public struct AVIFCodec: ImageCodec {
         -> any FrameSource
     {
         try AVIFSource(data: data, limits: limits)
+    }
+
+    /// Writes a still AVIF, or an image sequence when `source` has more than one frame
+    /// (``AVIFWriter``: quality, lossless, level, colour and metadata).
+    public func write(
+        _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError) {
+        let color = try OutputColor(source, options: options, container: .icc)
+        try AVIFWriter(options: options, source: source.info).describing(color)
+            .encode(color.source, into: &sink, progress: progress)
     }
 }

@@ -1,4 +1,4 @@
-import CAVIF
+internal import CAVIF
 
 /// One libavif decoding session over a copy of the file: parse, then the frames in order, each
 /// converted to RGBA and shown as a browser shows it (``AVIFDisplay``).
@@ -106,7 +106,7 @@ final class AVIFDecoder {
         let height = Int(image.height)
         var crop = FrameRegion(x: 0, y: 0, width: width, height: height)
         if image.transformFlags & avifTransformFlags(AVIF_TRANSFORM_CLAP.rawValue) != 0 {
-            guard let region = Self.cleanAperture(image.clap, width: width, height: height) else {
+            guard let region = AVIFCleanAperture(image.clap).region(inWidth: width, height: height) else {
                 let clap = image.clap
                 throw ImgToolError(
                     .corrupt,
@@ -120,34 +120,6 @@ final class AVIFDecoder {
         return AVIFDisplay(
             crop: crop, anticlockwiseTurns: hasRotation ? Int(image.irot.angle & 3) : 0,
             mirror: hasMirror ? (image.imir.mode == 0 ? .topBottom : .leftRight) : nil)
-    }
-
-    /// The rectangle a clean aperture box cuts out of a `width` x `height` image (ISO/IEC
-    /// 14496-12 12.1.4): `clapWidth` x `clapHeight` whose centre is offset from the image's by
-    /// (`horizOff`, `vertOff`), so its left edge is at `horizOff + (width - clapWidth) / 2`.
-    /// `nil` unless every edge falls on a whole pixel inside the image. Unlike libavif 0.11's
-    /// helper, odd offsets in a subsampled image are accepted: the RGB image is cut, as browsers
-    /// cut it.
-    static func cleanAperture(_ clap: avifCleanApertureBox, width: Int, height: Int) -> FrameRegion? {
-        func fraction(_ numerator: Int64, _ denominator: UInt32) -> (Int64, Int64)? {
-            denominator == 0 ? nil : (numerator, Int64(denominator))
-        }
-        guard let w = fraction(Int64(clap.widthN), clap.widthD), let h = fraction(Int64(clap.heightN), clap.heightD),
-            let dx = fraction(Int64(Int32(bitPattern: clap.horizOffN)), clap.horizOffD),
-            let dy = fraction(Int64(Int32(bitPattern: clap.vertOffN)), clap.vertOffD),
-            w.0 % w.1 == 0, h.0 % h.1 == 0
-        else { return nil }
-        let clapWidth = w.0 / w.1
-        let clapHeight = h.0 / h.1
-        // left = dx + (width - clapWidth) / 2 = (2 dx.0 + (width - clapWidth) dx.1) / (2 dx.1)
-        let leftNumerator = 2 * dx.0 + (Int64(width) - clapWidth) * dx.1
-        let topNumerator = 2 * dy.0 + (Int64(height) - clapHeight) * dy.1
-        guard leftNumerator % (2 * dx.1) == 0, topNumerator % (2 * dy.1) == 0 else { return nil }
-        let left = leftNumerator / (2 * dx.1)
-        let top = topNumerator / (2 * dy.1)
-        guard clapWidth > 0, clapHeight > 0, left >= 0, top >= 0, left + clapWidth <= width, top + clapHeight <= height
-        else { return nil }
-        return FrameRegion(x: Int(left), y: Int(top), width: Int(clapWidth), height: Int(clapHeight))
     }
 
     /// Decodes the next frame and converts it to RGBA at `depth` (straight alpha; alpha 255 when
@@ -208,9 +180,12 @@ final class AVIFDecoder {
         case AVIF_RESULT_OUT_OF_MEMORY: code = .tooLarge
         case AVIF_RESULT_NO_CODEC_AVAILABLE, AVIF_RESULT_NOT_IMPLEMENTED: code = .unsupportedFormat
         default:
-            code = detail?.contains("limit") == true ? .tooLarge : .corrupt
+            // libavif refuses sizes past the limits it was given before allocating them.
+            let overLimit = detail.map { $0.contains("limit") || $0.contains("too large") } ?? false
+            code = overLimit ? .tooLarge : .corrupt
         }
-        let lead = code == .truncated ? "truncated AVIF" : code == .tooLarge ? "AVIF too large" : "corrupt AVIF"
+        let lead =
+            code == .truncated ? "truncated AVIF" : code == .tooLarge ? "AVIF over the decoding limits" : "corrupt AVIF"
         return ImgToolError(code, "\(lead): \(what) (\(cause))", cause: cause)
     }
 
@@ -265,5 +240,68 @@ struct AVIFDisplay: Sendable, Hashable {
         case nil: break
         }
         return image
+    }
+}
+
+/// A clean aperture (`clap`, ISO/IEC 14496-12 12.1.4.3): a width and height, and the offset of
+/// its centre from the image's, each a fraction.
+struct AVIFCleanAperture: Sendable, Hashable {
+    var width: (numerator: Int64, denominator: Int64)
+    var height: (numerator: Int64, denominator: Int64)
+    var horizontalOffset: (numerator: Int64, denominator: Int64)
+    var verticalOffset: (numerator: Int64, denominator: Int64)
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.width == b.width && a.height == b.height && a.horizontalOffset == b.horizontalOffset
+            && a.verticalOffset == b.verticalOffset
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for part in [width, height, horizontalOffset, verticalOffset] {
+            hasher.combine(part.numerator)
+            hasher.combine(part.denominator)
+        }
+    }
+
+    init(
+        width: (Int64, Int64), height: (Int64, Int64), horizontalOffset: (Int64, Int64), verticalOffset: (Int64, Int64)
+    ) {
+        self.width = width
+        self.height = height
+        self.horizontalOffset = horizontalOffset
+        self.verticalOffset = verticalOffset
+    }
+
+    /// libavif's box; the offsets' numerators are signed 32-bit values stored unsigned.
+    init(_ box: avifCleanApertureBox) {
+        self.init(
+            width: (Int64(box.widthN), Int64(box.widthD)), height: (Int64(box.heightN), Int64(box.heightD)),
+            horizontalOffset: (Int64(Int32(bitPattern: box.horizOffN)), Int64(box.horizOffD)),
+            verticalOffset: (Int64(Int32(bitPattern: box.vertOffN)), Int64(box.vertOffD)))
+    }
+
+    /// The rectangle cut out of a `imageWidth` x `imageHeight` image: `width` x `height` whose
+    /// left edge is at `horizontalOffset + (imageWidth - width) / 2` (and the top likewise).
+    /// `nil` unless every edge falls on a whole pixel inside the image. Unlike libavif 0.11's
+    /// helper, odd offsets in a subsampled image are accepted: the RGB image is cut, as browsers
+    /// cut it.
+    func region(inWidth imageWidth: Int, height imageHeight: Int) -> FrameRegion? {
+        guard width.denominator > 0, height.denominator > 0, horizontalOffset.denominator > 0,
+            verticalOffset.denominator > 0, width.numerator % width.denominator == 0,
+            height.numerator % height.denominator == 0
+        else { return nil }
+        let clapWidth = width.numerator / width.denominator
+        let clapHeight = height.numerator / height.denominator
+        // left = dx + (W - w) / 2 = (2 dx.n + (W - w) dx.d) / (2 dx.d)
+        let dx = horizontalOffset
+        let dy = verticalOffset
+        let left = 2 * dx.numerator + (Int64(imageWidth) - clapWidth) * dx.denominator
+        let top = 2 * dy.numerator + (Int64(imageHeight) - clapHeight) * dy.denominator
+        guard left % (2 * dx.denominator) == 0, top % (2 * dy.denominator) == 0 else { return nil }
+        let x = left / (2 * dx.denominator)
+        let y = top / (2 * dy.denominator)
+        guard clapWidth > 0, clapHeight > 0, x >= 0, y >= 0, x + clapWidth <= imageWidth, y + clapHeight <= imageHeight
+        else { return nil }
+        return FrameRegion(x: Int(x), y: Int(y), width: Int(clapWidth), height: Int(clapHeight))
     }
 }

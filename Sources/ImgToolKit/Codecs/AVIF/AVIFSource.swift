@@ -1,4 +1,4 @@
-import CAVIF
+internal import CAVIF
 
 /// An AVIF, still or image sequence, parsed once by libavif: size, depth, alpha, frame timing,
 /// colour description and metadata, no pixels.

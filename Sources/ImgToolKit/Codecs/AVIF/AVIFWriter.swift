@@ -1,0 +1,172 @@
+internal import CAVIF
+
+/// Writes a ``FrameSource`` as an AVIF with libavif (libaom encodes): a still for one frame, an
+/// image sequence otherwise, each frame the whole canvas, alpha when the source has any.
+///
+/// - Quality 0-100 (default 60) becomes an AV1 quantizer as libavif 1.x maps its `quality`
+///   option, `q = round((100 - quality) x 63 / 100)`, used as the range `q - 1 ... q + 1`: the
+///   default is `avifenc`'s own default range, 24-26. Alpha is lossless, as `avifenc` keeps it.
+/// - Lossless (the default for a lossless source: PNG, APNG, GIF, lossless WebP) stores RGB as
+///   4:4:4 with the identity matrix at quantizer 0: every sample comes back.
+/// - The compression level 0-9 becomes libaom's speed `10 - level` (default 6, `avifenc`'s).
+/// - Both cores: libaom runs with as many threads as there are processors.
+/// - 8-bit sources are written at 8 bits; deeper ones at 10 (12 when lossless). Colour: the ICC
+///   profile, or the `nclx` code points of sRGB. Sequences use a 1 ms timescale, durations
+///   rounded from the running sum; libavif 0.11 writes no edit list, so a sequence plays as a
+///   player loops it (browsers: forever).
+struct AVIFWriter {
+    let lossless: Bool
+    let quality: Int
+    let level: Int
+    let background: RGBAColor?
+    var icc: [UInt8]?
+    var exif: [UInt8]?
+    var xmp: [UInt8]?
+
+    init(options: ImageWriteOptions, source info: ImageInfo) {
+        lossless = options.lossless ?? WebPWriter.isLossless(info)
+        quality = options.quality ?? 60
+        level = options.compressionLevel ?? 4
+        background = options.background
+    }
+
+    /// This writer carrying what `color` says: the ICC profile, EXIF and XMP.
+    func describing(_ color: OutputColor) -> AVIFWriter {
+        var writer = self
+        if case .icc(let profile) = color.description { writer.icc = profile.data }
+        writer.exif = color.exif
+        writer.xmp = color.xmp
+        return writer
+    }
+
+    /// The AV1 quantizer for `quality` (libavif 1.x's mapping).
+    static func quantizer(forQuality quality: Int) -> Int {
+        ((100 - quality) * 63 + 50) / 100
+    }
+
+    /// Encodes `source` into `sink`.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100, a level outside
+    ///   0-9 or a canvas over 65536 pixels a side; a decoding error from `source`; `writeFailed`
+    ///   when libavif fails; `cancelled`.
+    func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
+        throws(ImgToolError)
+    {
+        let info = source.info
+        guard (0...100).contains(quality) else {
+            throw ImgToolError(.invalidArgument, "AVIF quality \(quality) is out of range: 0...100")
+        }
+        guard (0...9).contains(level) else {
+            throw ImgToolError(.invalidArgument, "AVIF compression level \(level) is out of range: 0...9")
+        }
+        guard (1...65536).contains(info.width), (1...65536).contains(info.height) else {
+            throw ImgToolError(
+                .invalidArgument, "cannot write a \(info.width)x\(info.height) AVIF: sides must be 1...65536")
+        }
+        let deep = info.bitDepth > 8
+        let depth: UInt32 = deep ? (lossless ? 12 : 10) : 8
+        let hasAlpha = background == nil && !source.isOpaque
+        guard let encoder = avifEncoderCreate() else { throw ImgToolError(.writeFailed, "out of memory for libavif") }
+        defer { avifEncoderDestroy(encoder) }
+        encoder.pointee.maxThreads = Int32(clamping: availableProcessors)
+        encoder.pointee.speed = Int32(10 - level)
+        let q = lossless ? 0 : Int32(Self.quantizer(forQuality: quality))
+        encoder.pointee.minQuantizer = lossless ? 0 : max(q - 1, 0)
+        encoder.pointee.maxQuantizer = lossless ? 0 : min(q + 1, 63)
+        encoder.pointee.minQuantizerAlpha = 0
+        encoder.pointee.maxQuantizerAlpha = 0
+        encoder.pointee.timescale = 1000
+
+        let single = info.frames.count <= 1
+        let reader = try source.makeFrameReader(depth: deep ? .sixteen : .eight)
+        var written = 0
+        var elapsed = Duration.zero
+        var elapsedMilliseconds = 0
+        while let frame = try reader.nextFrame() {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing AVIF frame \(written)") }
+            var image = frame.image
+            if let background { image = image.flattened(onto: background) }
+            elapsed += frame.info.delay
+            let end = Int((elapsed / .milliseconds(1)).rounded())
+            let duration = max(end - elapsedMilliseconds, 1)
+            elapsedMilliseconds += duration
+            try add(
+                image, to: encoder, depth: depth, hasAlpha: hasAlpha, first: written == 0,
+                duration: UInt64(duration), single: single)
+            written += 1
+            progress?(written)
+            if single { break }
+        }
+        guard written > 0 else { throw ImgToolError(.corrupt, "the image has no frames to write") }
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        let finished = avifEncoderFinish(encoder, &output)
+        guard finished == AVIF_RESULT_OK, let bytes = output.data else {
+            throw Self.failure(finished, encoder, "finish the file")
+        }
+        try sink.append(Array(UnsafeBufferPointer(start: bytes, count: output.size)))
+    }
+
+    /// Converts one frame to YUV and hands it to the encoder.
+    private func add(
+        _ frame: PixelBuffer, to encoder: UnsafeMutablePointer<avifEncoder>, depth: UInt32, hasAlpha: Bool,
+        first: Bool, duration: UInt64, single: Bool
+    ) throws(ImgToolError) {
+        guard
+            let image = avifImageCreate(
+                UInt32(frame.width), UInt32(frame.height), depth, AVIF_PIXEL_FORMAT_YUV444)
+        else { throw ImgToolError(.writeFailed, "out of memory for an AVIF frame") }
+        defer { avifImageDestroy(image) }
+        image.pointee.yuvRange = AVIF_RANGE_FULL
+        image.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_BT709)
+        image.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
+        image.pointee.matrixCoefficients = avifMatrixCoefficients(
+            lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY : AVIF_MATRIX_COEFFICIENTS_BT601)
+        if first {
+            if let icc {
+                icc.withUnsafeBufferPointer { avifImageSetProfileICC(image, $0.baseAddress, $0.count) }
+                image.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_UNSPECIFIED)
+                image.pointee.transferCharacteristics = avifTransferCharacteristics(
+                    AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED)
+            }
+            exif?.withUnsafeBufferPointer { avifImageSetMetadataExif(image, $0.baseAddress, $0.count) }
+            xmp?.withUnsafeBufferPointer { avifImageSetMetadataXMP(image, $0.baseAddress, $0.count) }
+        }
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.ignoreAlpha = hasAlpha ? 0 : 1
+        rgb.alphaPremultiplied = 0
+        let converted: avifResult
+        switch frame.samples {
+        case .rgba8(let samples):
+            rgb.depth = 8
+            rgb.rowBytes = UInt32(frame.width * 4)
+            converted = samples.withUnsafeBytes { bytes in
+                rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                return avifImageRGBToYUV(image, &rgb)
+            }
+        case .rgba16(let samples):
+            rgb.depth = 16
+            rgb.rowBytes = UInt32(frame.width * 8)
+            converted = samples.withUnsafeBytes { bytes in
+                rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                return avifImageRGBToYUV(image, &rgb)
+            }
+        }
+        guard converted == AVIF_RESULT_OK else { throw Self.failure(converted, encoder, "convert a frame to YUV") }
+        let flags = avifAddImageFlags((single ? AVIF_ADD_IMAGE_FLAG_SINGLE : AVIF_ADD_IMAGE_FLAG_NONE).rawValue)
+        let added = avifEncoderAddImage(encoder, image, duration, flags)
+        guard added == AVIF_RESULT_OK else { throw Self.failure(added, encoder, "encode a frame") }
+    }
+
+    private static func failure(_ result: avifResult, _ encoder: UnsafeMutablePointer<avifEncoder>, _ what: String)
+        -> ImgToolError
+    {
+        let name = String(cString: avifResultToString(result))
+        let detail = withUnsafeBytes(of: &encoder.pointee.diag.error) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let cause = detail.isEmpty ? name : "\(name): \(detail)"
+        return ImgToolError(.writeFailed, "libavif could not \(what) (\(cause))", cause: cause)
+    }
+}
