@@ -75,6 +75,13 @@ let package = Package(
             path: "CAVIF",
             providers: [.apt(["libavif-dev"])]
         ),
+        // libjxl reports errors by status code; the module map links libjxl and its thread pool
+        // (libjxl_threads), 0.7 on Debian 12.
+        .systemLibrary(
+            name: "CJXL",
+            path: "CJXL",
+            providers: [.apt(["libjxl-dev"])]
+        ),
         // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
         .target(
             name: "CCurlLoader",
@@ -97,7 +104,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CResample", "CColor"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CResample", "CColor"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

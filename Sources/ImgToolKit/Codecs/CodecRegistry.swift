@@ -21,6 +21,7 @@ public struct CodecRegistry: Sendable {
         JPEGCodec(),
         WebPCodec(),
         AVIFCodec(),
+        JXLCodec(),
     ])
 
     /// How many leading bytes ``codec(sniffing:)`` looks at.

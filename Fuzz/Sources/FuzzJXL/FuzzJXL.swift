@@ -1,0 +1,13 @@
+import FuzzSupport
+
+/// Any bytes, opened through the public API and every frame decoded (libjxl: headers, frames,
+/// coalescing, orientation). Every outcome but a
+/// crash, a hang or a leak is fine: errors are expected.
+@main
+enum FuzzJXL {
+    static func main() {
+        FuzzDriver.run { bytes in
+            FuzzDecode.run(bytes, name: "fuzz.jxl")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+internal import CJXL
+
+/// One libjxl decoding session over a copy of the file, driven event by event.
+///
+/// libjxl reads the bytes in place, so the session keeps its own copy (closed input: the whole
+/// file is there). Orientation is applied and alpha un-premultiplied by libjxl; frames are
+/// coalesced (each the whole canvas, blended as the file says). A one-shot object used by one
+/// thread at a time.
+final class JXLDecoder {
+    private let decoder: OpaquePointer
+    private let runner: UnsafeMutableRawPointer?
+    private let bytes: UnsafeMutableRawBufferPointer
+    /// The basic information, once ``JxlDecoderStatus`` `JXL_DEC_BASIC_INFO` has been seen.
+    private(set) var basicInfo = JxlBasicInfo()
+
+    /// Starts a session that reports `events` (`JxlDecoderStatus` bits).
+    /// - Parameter threads: the size of libjxl's thread pool (none for 1).
+    init(data: [UInt8], events: Int32, threads: Int) throws(ImgToolError) {
+        guard let decoder = JxlDecoderCreate(nil) else {
+            throw ImgToolError(.tooLarge, "out of memory for a JPEG XL decoder")
+        }
+        self.decoder = decoder
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        data.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        self.bytes = bytes
+        runner = threads > 1 ? JxlThreadParallelRunnerCreate(nil, threads) : nil
+        // Every property is set: on a throw, deinit frees them.
+        if let runner {
+            guard JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, runner) == JXL_DEC_SUCCESS else {
+                throw ImgToolError(.corrupt, "libjxl refused its thread pool")
+            }
+        }
+        guard JxlDecoderSubscribeEvents(decoder, events) == JXL_DEC_SUCCESS,
+            JxlDecoderSetUnpremultiplyAlpha(decoder, 1) == JXL_DEC_SUCCESS,
+            JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
+                == JXL_DEC_SUCCESS
+        else { throw ImgToolError(.corrupt, "libjxl refused the decoder settings") }
+        JxlDecoderCloseInput(decoder)
+    }
+
+    deinit {
+        JxlDecoderDestroy(decoder)
+        if let runner { JxlThreadParallelRunnerDestroy(runner) }
+        bytes.deallocate()
+    }
+
+    /// Runs the decoder to its next event.
+    /// - Returns: the event (`JXL_DEC_BASIC_INFO`, `JXL_DEC_FRAME`, ..., or `JXL_DEC_SUCCESS` at
+    ///   the end); basic information is read here when it arrives.
+    /// - Throws: ``ImgToolError`` `truncated` when the file ends early, `corrupt` on an error.
+    func next(_ what: @autoclosure () -> String) throws(ImgToolError) -> JxlDecoderStatus {
+        let status = JxlDecoderProcessInput(decoder)
+        switch status {
+        case JXL_DEC_ERROR:
+            throw ImgToolError(.corrupt, "corrupt JPEG XL: libjxl cannot decode \(what())")
+        case JXL_DEC_NEED_MORE_INPUT:
+            throw ImgToolError(.truncated, "truncated JPEG XL: the file ends before \(what()) is complete")
+        case JXL_DEC_BASIC_INFO:
+            guard JxlDecoderGetBasicInfo(decoder, &basicInfo) == JXL_DEC_SUCCESS else {
+                throw ImgToolError(.corrupt, "corrupt JPEG XL: unreadable image header")
+            }
+        default: break
+        }
+        return status
+    }
+
+    /// The ICC profile of the decoded pixels (libjxl's own for an image it describes by
+    /// enumerated values), or `nil`.
+    var dataProfile: [UInt8]? {
+        var size = 0
+        guard JxlDecoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS,
+            size > 0, size <= 16 << 20
+        else { return nil }
+        var profile = [UInt8](repeating: 0, count: size)
+        let status = profile.withUnsafeMutableBufferPointer {
+            JxlDecoderGetColorAsICCProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, $0.baseAddress, size)
+        }
+        return status == JXL_DEC_SUCCESS ? profile : nil
+    }
+
+    /// The current frame's duration in ticks, and whether it is the last.
+    var frameHeader: (duration: UInt32, isLast: Bool)? {
+        var header = JxlFrameHeader()
+        guard JxlDecoderGetFrameHeader(decoder, &header) == JXL_DEC_SUCCESS else { return nil }
+        return (header.duration, header.is_last != 0)
+    }
+
+    /// Hands libjxl `buffer` for the next frame's pixels, RGBA at `depth`.
+    func setImageBuffer(_ buffer: UnsafeMutableRawBufferPointer, depth: SampleDepth) throws(ImgToolError) {
+        var format = Self.format(depth)
+        var needed = 0
+        guard JxlDecoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed <= buffer.count,
+            JxlDecoderSetImageOutBuffer(decoder, &format, buffer.baseAddress, buffer.count) == JXL_DEC_SUCCESS
+        else {
+            throw ImgToolError(.corrupt, "corrupt JPEG XL: libjxl refused an output buffer of \(buffer.count) bytes")
+        }
+    }
+
+    private static func format(_ depth: SampleDepth) -> JxlPixelFormat {
+        JxlPixelFormat(
+            num_channels: 4, data_type: depth == .sixteen ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
+            endianness: JXL_NATIVE_ENDIAN, align: 0)
+    }
+}

@@ -1,0 +1,159 @@
+internal import CJXL
+
+/// A JPEG XL file, still or animated, parsed once by libjxl: size (as shown: orientation
+/// applied), depth, alpha, the frames' durations and the loop count, the colour profile of the
+/// decoded pixels; no pixels.
+///
+/// Frames are decoded by ``JXLFrameReader``. Above 8 bits, samples are kept at 16 (or rounded to
+/// 8, `(v x 255 + 32767) / 65535`, by libjxl when 8 are asked for); float images likewise.
+struct JXLSource: FrameSource {
+    let info: ImageInfo
+    /// The file, parsed again by each reader.
+    let data: [UInt8]
+    let hasAlpha: Bool
+    /// Bits per sample as stored.
+    let storedDepth: Int
+
+    /// Parses `data` (the headers of every frame, no pixels) and checks the canvas and the frame
+    /// count against `limits` before anything canvas-sized is allocated.
+    /// - Throws: ``ImgToolError``: `tooLarge`, `truncated`, `corrupt`.
+    init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
+        let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue)
+        let decoder = try JXLDecoder(data: data, events: events, threads: 1)
+        var durations: [UInt32] = []
+        var profile: [UInt8]?
+        var sawInfo = false
+        scanning: while true {
+            switch try decoder.next(sawInfo ? "frame \(durations.count)'s header" : "the image header") {
+            case JXL_DEC_BASIC_INFO:
+                sawInfo = true
+                let basic = decoder.basicInfo
+                try limits.checkPixels(width: Int(basic.xsize), height: Int(basic.ysize), what: "JPEG XL image")
+            case JXL_DEC_COLOR_ENCODING:
+                profile = decoder.dataProfile
+            case JXL_DEC_FRAME:
+                let header = decoder.frameHeader
+                durations.append(header?.duration ?? 0)
+                let basic = decoder.basicInfo
+                try limits.checkAnimation(frames: durations.count, width: Int(basic.xsize), height: Int(basic.ysize))
+            case JXL_DEC_SUCCESS:
+                break scanning
+            default:
+                continue
+            }
+        }
+        guard sawInfo, !durations.isEmpty else { throw ImgToolError(.corrupt, "corrupt JPEG XL: no frame") }
+        let basic = decoder.basicInfo
+        let width = Int(basic.xsize)
+        let height = Int(basic.ysize)
+        let animated = basic.have_animation != 0 && durations.count > 1
+        let tps = (
+            numerator: UInt64(basic.animation.tps_numerator), denominator: UInt64(basic.animation.tps_denominator)
+        )
+        let frames = durations.enumerated().map { index, ticks in
+            FrameInfo(
+                index: index, delay: animated ? Self.duration(ticks: UInt64(ticks), tps: tps) : .zero,
+                region: FrameRegion(x: 0, y: 0, width: width, height: height), disposal: .none, blend: .source)
+        }
+        let hasAlpha = basic.alpha_bits > 0
+        let isGray = basic.num_color_channels == 1
+        let colorType: ColorType =
+            switch (isGray, hasAlpha) {
+            case (true, true): .grayAlpha
+            case (true, false): .gray
+            case (false, true): .rgba
+            case (false, false): .rgb
+            }
+        let plays = animated ? Int(basic.animation.num_loops) : 1
+        var info = ImageInfo(
+            format: .jxl, width: width, height: height, bitDepth: Int(basic.bits_per_sample), colorType: colorType,
+            frames: frames, loopValue: animated ? plays : nil, plays: plays,
+            compression: basic.uses_original_profile != 0 ? nil : .lossy)
+        let orientation = Int(basic.orientation.rawValue)
+        if orientation > 1 {
+            info.exifOrientation = orientation
+            info.appliedOrientation = ImageOrientation(rawValue: orientation) ?? .up
+            if orientation > 4 { info.storedSize = PixelSize(width: height, height: width) }
+        }
+        info.describeMetadata(icc: profile, exif: nil, xmp: nil)
+        self.info = info
+        self.data = data
+        self.hasAlpha = hasAlpha
+        storedDepth = Int(basic.bits_per_sample)
+    }
+
+    var isOpaque: Bool { !hasAlpha }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        try JXLFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))
+    }
+
+    /// `ticks` at `tps` ticks per second (a fraction), exactly to the attosecond.
+    static func duration(ticks: UInt64, tps: (numerator: UInt64, denominator: UInt64)) -> Duration {
+        guard tps.numerator > 0 else { return .zero }
+        // seconds = ticks x denominator / numerator
+        let (scaled, overflow) = ticks.multipliedReportingOverflow(by: tps.denominator)
+        guard !overflow else { return .seconds(Double(ticks) * Double(tps.denominator) / Double(tps.numerator)) }
+        let whole = scaled / tps.numerator
+        let rest = scaled % tps.numerator
+        let attoseconds = (Double(rest) / Double(tps.numerator) * 1e18).rounded()
+        return Duration(secondsComponent: Int64(clamping: whole), attosecondsComponent: Int64(attoseconds))
+    }
+}
+
+/// Decodes the frames of a ``JXLSource`` in order with a libjxl decoder of its own (its thread
+/// pool as large as the machine), one canvas in memory at a time.
+final class JXLFrameReader: FrameReader {
+    private let source: JXLSource
+    private let depth: SampleDepth
+    private let decoder: JXLDecoder
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var index = 0
+    private var failure: ImgToolError?
+
+    init(source: JXLSource, depth: SampleDepth) throws(ImgToolError) {
+        self.source = source
+        self.depth = depth
+        decoder = try JXLDecoder(
+            data: source.data, events: Int32(JXL_DEC_FULL_IMAGE.rawValue), threads: availableProcessors)
+        let bytes = source.info.width * source.info.height * 4 * (depth == .sixteen ? 2 : 1)
+        buffer = .allocate(byteCount: max(bytes, 1), alignment: 64)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        if let failure { throw failure }
+        guard index < source.info.frames.count else { return nil }
+        do throws(ImgToolError) {
+            while true {
+                if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before JPEG XL frame \(index)") }
+                switch try decoder.next("frame \(index)") {
+                case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                    try decoder.setImageBuffer(buffer, depth: depth)
+                case JXL_DEC_FULL_IMAGE:
+                    let width = source.info.width
+                    let height = source.info.height
+                    let buffer = self.buffer
+                    var image = PixelBuffer(width: width, height: height, depth: depth) { target in
+                        target.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<target.count]))
+                    }
+                    image.metadata = ImageMetadata(
+                        format: .jxl, bitDepth: source.info.bitDepth, colorType: source.info.colorType,
+                        color: source.info.color)
+                    defer { index += 1 }
+                    return Frame(info: source.info.frames[index], image: image)
+                case JXL_DEC_SUCCESS:
+                    throw ImgToolError(.truncated, "truncated JPEG XL: frame \(index) is missing")
+                default:
+                    continue
+                }
+            }
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+}
