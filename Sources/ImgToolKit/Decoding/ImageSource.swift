@@ -156,3 +156,10 @@ private final class NamingReader: FrameReader {
         }
     }
 }
+
+extension ImageSource: JPEGBitstreamSource {
+    /// The JPEG the decoded file is or stores (``JPEGBitstreamSource``), or `nil`.
+    func jpegBitstream() throws(ImgToolError) -> [UInt8]? {
+        try (base as? any JPEGBitstreamSource)?.jpegBitstream()
+    }
+}

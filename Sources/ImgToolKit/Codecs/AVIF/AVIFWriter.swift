@@ -64,7 +64,6 @@ struct AVIFWriter {
         }
         let deep = info.bitDepth > 8
         let depth: UInt32 = deep ? (lossless ? 12 : 10) : 8
-        let hasAlpha = background == nil && !source.isOpaque
         guard let encoder = avifEncoderCreate() else { throw ImgToolError(.writeFailed, "out of memory for libavif") }
         defer { avifEncoderDestroy(encoder) }
         encoder.pointee.maxThreads = Int32(clamping: availableProcessors)
@@ -78,10 +77,16 @@ struct AVIFWriter {
 
         let single = info.frames.count <= 1
         let reader = try source.makeFrameReader(depth: deep ? .sixteen : .eight)
+        guard let first = try reader.nextFrame() else {
+            throw ImgToolError(.corrupt, "the image has no frames to write")
+        }
+        // A still's alpha is known from its pixels; a sequence's from what the source says.
+        let hasAlpha = background == nil && !source.isOpaque && (!single || first.image.firstTranslucentRow() != nil)
         var written = 0
         var elapsed = Duration.zero
         var elapsedMilliseconds = 0
-        while let frame = try reader.nextFrame() {
+        var next: Frame? = first
+        while let frame = next {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing AVIF frame \(written)") }
             var image = frame.image
             if let background { image = image.flattened(onto: background) }
@@ -94,9 +99,8 @@ struct AVIFWriter {
                 duration: UInt64(duration), single: single)
             written += 1
             progress?(written)
-            if single { break }
+            next = single ? nil : try reader.nextFrame()
         }
-        guard written > 0 else { throw ImgToolError(.corrupt, "the image has no frames to write") }
         var output = avifRWData()
         defer { avifRWDataFree(&output) }
         let finished = avifEncoderFinish(encoder, &output)

@@ -50,6 +50,16 @@ public struct JPEGCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
+        // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte, unless the
+        // pixels, colours or quality are to change.
+        if case .keep = options.profile, options.quality == nil, options.background == nil, !options.progressive,
+            let stored = source as? any JPEGBitstreamSource, stored.info.format != .jpeg,
+            let jpeg = try stored.jpegBitstream()
+        {
+            try sink.append(jpeg)
+            progress?(1)
+            return
+        }
         let color = try OutputColor(source, options: options, container: .icc)
         let reader = try color.source.makeFrameReader(depth: .eight)
         guard let frame = try reader.nextFrame() else {

@@ -4,7 +4,7 @@
 /// stored size against the limits; the frame is decoded turned upright when
 /// ``DecodingOptions/autoOrient`` is on, and at 1/2, 1/4 or 1/8 of the stored size when
 /// ``DecodingOptions/minimumSize`` allows.
-struct JPEGSource: RowStreamingSource {
+struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
     let data: [UInt8]
     let limits: DecodingLimits
     let header: JPEGHeader
@@ -95,4 +95,9 @@ struct JPEGSource: RowStreamingSource {
     func streamRows(to consumer: some RowBandConsumer) throws(ImgToolError) -> ImageMetadata? {
         try JPEGDecoder(limits: limits).stream(data, scaleDenominator: scaleDenominator, to: consumer)
     }
+}
+
+extension JPEGSource {
+    /// The file as it was read.
+    func jpegBitstream() throws(ImgToolError) -> [UInt8]? { data }
 }

@@ -5,7 +5,8 @@ extension ImageFormat {
     public static let jxl = ImageFormat(rawValue: "jxl")
 }
 
-/// JPEG XL, stills and animations, read with libjxl.
+/// JPEG XL, stills and animations, read and written with libjxl; a JPEG converted to JPEG XL is
+/// recompressed losslessly, and such a file converted back to JPEG gives the original file.
 ///
 /// What a viewer shows: the coalesced frames (each blended as the file says), the orientation
 /// applied, alpha straight, samples above 8 bits kept at 16, in the colour space of the decoded
@@ -22,8 +23,8 @@ public struct JXLCodec: ImageCodec {
     public var displayName: String { "JPEG XL" }
     /// `jxl`.
     public var extensions: [String] { ["jxl"] }
-    /// Reads stills and animations, with alpha.
-    public var capabilities: CodecCapabilities { [.read, .readAnimation] }
+    /// Reads and writes stills and animations, with alpha.
+    public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
     /// A codestream (`FF 0A`) or the container's signature box.
     public func sniff(_ head: [UInt8]) -> Bool {
@@ -36,5 +37,20 @@ public struct JXLCodec: ImageCodec {
         -> any FrameSource
     {
         try JXLSource(data: data, limits: limits)
+    }
+
+    /// Writes a still or an animated JPEG XL, or recompresses a JPEG losslessly
+    /// (``JXLWriter``: lossless, quality, level, colour and metadata).
+    public func write(
+        _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError) {
+        let writer = JXLWriter(options: options, source: source.info)
+        if writer.transcodes(source) {
+            try writer.encode(source, into: &sink, progress: progress)
+            return
+        }
+        let color = try OutputColor(source, options: options, container: .icc)
+        try writer.describing(color).encode(color.source, into: &sink, progress: progress)
     }
 }

@@ -65,8 +65,17 @@ final class JXLDecoder {
     }
 
     /// The ICC profile of the decoded pixels (libjxl's own for an image it describes by
-    /// enumerated values), or `nil`.
+    /// enumerated values), or `nil` for sRGB (RGB or grey: D65, sRGB primaries and transfer).
     var dataProfile: [UInt8]? {
+        var encoding = JxlColorEncoding()
+        if JxlDecoderGetColorAsEncodedProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &encoding)
+            == JXL_DEC_SUCCESS, encoding.white_point == JXL_WHITE_POINT_D65,
+            encoding.transfer_function == JXL_TRANSFER_FUNCTION_SRGB,
+            encoding.color_space == JXL_COLOR_SPACE_GRAY
+                || (encoding.color_space == JXL_COLOR_SPACE_RGB && encoding.primaries == JXL_PRIMARIES_SRGB)
+        {
+            return nil
+        }
         var size = 0
         guard JxlDecoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS,
             size > 0, size <= 16 << 20
@@ -83,6 +92,51 @@ final class JXLDecoder {
         var header = JxlFrameHeader()
         guard JxlDecoderGetFrameHeader(decoder, &header) == JXL_DEC_SUCCESS else { return nil }
         return (header.duration, header.is_last != 0)
+    }
+
+    /// The JPEG file a JPEG XL made by lossless recompression rebuilds, or `nil` when the file
+    /// holds no reconstruction data. The session must report `JXL_DEC_JPEG_RECONSTRUCTION` and
+    /// `JXL_DEC_FULL_IMAGE`.
+    /// - Parameter limit: the most bytes the JPEG may have.
+    func reconstructedJPEG(limit: Int) throws(ImgToolError) -> [UInt8]? {
+        var jpeg = [UInt8](repeating: 0, count: 1 << 16)
+        var filled = 0
+        var started = false
+        /// Hands libjxl the part of `jpeg` after `filled`.
+        func lend() throws(ImgToolError) {
+            let status = jpeg.withUnsafeMutableBufferPointer {
+                JxlDecoderSetJPEGBuffer(decoder, $0.baseAddress.map { $0 + filled }, $0.count - filled)
+            }
+            guard status == JXL_DEC_SUCCESS else { throw ImgToolError(.corrupt, "libjxl refused a JPEG buffer") }
+        }
+        /// Takes the buffer back, counting what libjxl wrote into it.
+        func takeBack() {
+            let unused = JxlDecoderReleaseJPEGBuffer(decoder)
+            filled = jpeg.count - unused
+        }
+        while true {
+            switch try next("the JPEG reconstruction data") {
+            case JXL_DEC_JPEG_RECONSTRUCTION:
+                started = true
+                try lend()
+            case JXL_DEC_JPEG_NEED_MORE_OUTPUT:
+                takeBack()
+                guard jpeg.count * 2 <= limit else {
+                    throw ImgToolError(.tooLarge, "the JPEG inside the JPEG XL is over \(limit) bytes")
+                }
+                jpeg += [UInt8](repeating: 0, count: jpeg.count)
+                try lend()
+            case JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:
+                guard started else { return nil }
+                takeBack()
+                return Array(jpeg.prefix(filled))
+            case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                guard !started else { continue }
+                return nil  // pixels, not a JPEG
+            default:
+                continue
+            }
+        }
     }
 
     /// Hands libjxl `buffer` for the next frame's pixels, RGBA at `depth`.

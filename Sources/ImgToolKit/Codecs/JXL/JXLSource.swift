@@ -6,7 +6,7 @@ internal import CJXL
 ///
 /// Frames are decoded by ``JXLFrameReader``. Above 8 bits, samples are kept at 16 (or rounded to
 /// 8, `(v x 255 + 32767) / 65535`, by libjxl when 8 are asked for); float images likewise.
-struct JXLSource: FrameSource {
+struct JXLSource: JPEGBitstreamSource {
     let info: ImageInfo
     /// The file, parsed again by each reader.
     let data: [UInt8]
@@ -83,6 +83,14 @@ struct JXLSource: FrameSource {
     }
 
     var isOpaque: Bool { !hasAlpha }
+
+    /// The JPEG this file was recompressed from, rebuilt byte for byte, or `nil` when it holds
+    /// no reconstruction data (it was not made from a JPEG).
+    func jpegBitstream() throws(ImgToolError) -> [UInt8]? {
+        let events = Int32(JXL_DEC_JPEG_RECONSTRUCTION.rawValue | JXL_DEC_FULL_IMAGE.rawValue)
+        return try JXLDecoder(data: data, events: events, threads: availableProcessors)
+            .reconstructedJPEG(limit: max(data.count * 4, 1 << 20) + (256 << 20))
+    }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         try JXLFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))

@@ -1,0 +1,303 @@
+internal import CJXL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a ``FrameSource`` as JPEG XL with libjxl: a still for one frame, an animation
+/// otherwise, each frame the whole canvas; or, for a JPEG read as it is, the JPEG itself
+/// recompressed losslessly (its DCT coefficients and the data to rebuild the file byte for byte).
+///
+/// - Lossless (the default for a lossless source: PNG, APNG, GIF, lossless WebP, and for a JPEG,
+///   which is transcoded) keeps every sample: modular mode, the original colour space.
+/// - Quality 1-100 becomes a Butteraugli distance as `cjxl` and libjxl 0.9's
+///   `JxlEncoderDistanceFromQuality` map it: 100 is 0 (lossless), 30-99 `0.1 + (100 - q) x 0.09`,
+///   below 30 `6.4 + 2.5^((30 - q) / 5) / 6.25`. A lossy write without a quality uses distance 1
+///   (quality 90), `cjxl`'s default.
+/// - The compression level 0-9 becomes libjxl's effort (1, 2, 3, 5, 7, 7, 8, 8, 9, 9; default 4,
+///   effort 7, `cjxl`'s).
+/// - Both cores: libjxl's thread pool has a thread per processor.
+/// - 8-bit sources are written at 8 bits, deeper ones at 16. Colour: the ICC profile, else sRGB.
+///   EXIF and XMP go in `Exif` and `xml ` boxes. Animations tick in milliseconds and carry the
+///   loop count.
+struct JXLWriter {
+    let lossless: Bool?
+    let quality: Int?
+    let level: Int
+    let plays: Int?
+    let background: RGBAColor?
+    let sourceIsLossless: Bool
+    /// Whether the pixels keep their colour space (``ImageWriteOptions/ProfileChoice/keep``).
+    let keepsProfile: Bool
+    var icc: [UInt8]?
+    var exif: [UInt8]?
+    var xmp: [UInt8]?
+
+    init(options: ImageWriteOptions, source info: ImageInfo) {
+        lossless = options.lossless
+        quality = options.quality
+        level = options.compressionLevel ?? 4
+        plays = options.plays
+        background = options.background
+        sourceIsLossless = WebPWriter.isLossless(info)
+        if case .keep = options.profile { keepsProfile = true } else { keepsProfile = false }
+    }
+
+    /// This writer carrying what `color` says: the ICC profile, EXIF and XMP.
+    func describing(_ color: OutputColor) -> JXLWriter {
+        var writer = self
+        if case .icc(let profile) = color.description { writer.icc = profile.data }
+        writer.exif = color.exif
+        writer.xmp = color.xmp
+        return writer
+    }
+
+    /// The Butteraugli distance for `quality` (`cjxl`'s mapping).
+    static func distance(forQuality quality: Int) -> Float {
+        if quality >= 100 { return 0 }
+        if quality >= 30 { return 0.1 + Float(100 - quality) * 0.09 }
+        return 6.4 + powf(2.5, Float(30 - quality) / 5) / 6.25
+    }
+
+    /// libjxl's effort for a compression level 0-9.
+    static func effort(forLevel level: Int) -> Int {
+        [1, 2, 3, 5, 7, 7, 8, 8, 9, 9][min(max(level, 0), 9)]
+    }
+
+    /// Whether `source` is written as a lossless recompression of the JPEG it was read from:
+    /// nothing changed its pixels or colours (no operation, the profile kept), and no quality or
+    /// lossy write was asked for. The JPEG's own markers (EXIF, ICC, XMP) travel with it, as they
+    /// must for the file to come back byte for byte.
+    func transcodes(_ source: any FrameSource) -> Bool {
+        lossless != false && quality == nil && background == nil && keepsProfile
+            && (source as? any JPEGBitstreamSource)?.info.format == .jpeg
+    }
+
+    /// Encodes `source` into `sink`.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 1-100, a level outside
+    ///   0-9 or a canvas libjxl cannot hold; a decoding error from `source`; `writeFailed` when
+    ///   libjxl fails; `cancelled`.
+    func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
+        throws(ImgToolError)
+    {
+        let info = source.info
+        if let quality, !(1...100).contains(quality) {
+            throw ImgToolError(.invalidArgument, "JPEG XL quality \(quality) is out of range: 1...100")
+        }
+        guard (0...9).contains(level) else {
+            throw ImgToolError(.invalidArgument, "JPEG XL compression level \(level) is out of range: 0...9")
+        }
+        guard (1...(1 << 30)).contains(info.width), (1...(1 << 30)).contains(info.height) else {
+            throw ImgToolError(.invalidArgument, "cannot write a \(info.width)x\(info.height) JPEG XL")
+        }
+        let session = try Session()
+        defer { session.close() }
+        let settings = try session.frameSettings(effort: Self.effort(forLevel: level))
+
+        if transcodes(source), let jpeg = try (source as? any JPEGBitstreamSource)?.jpegBitstream() {
+            try session.check(JxlEncoderStoreJPEGMetadata(session.encoder, 1), "keep the JPEG's reconstruction data")
+            let added = jpeg.withUnsafeBufferPointer { JxlEncoderAddJPEGFrame(settings, $0.baseAddress, $0.count) }
+            try session.check(added, "recompress the JPEG")
+            JxlEncoderCloseInput(session.encoder)
+            try sink.append(try session.output())
+            progress?(1)
+            return
+        }
+
+        let isLossless = lossless ?? (quality == nil ? sourceIsLossless : quality == 100)
+        let deep = info.bitDepth > 8
+        let animated = info.frames.count > 1
+        let reader = try source.makeFrameReader(depth: deep ? .sixteen : .eight)
+        guard let first = try reader.nextFrame() else {
+            throw ImgToolError(.corrupt, "the image has no frames to write")
+        }
+        // A still's alpha is known from its pixels; an animation's from what the source says.
+        let hasAlpha =
+            background == nil && !source.isOpaque && (animated || first.image.firstTranslucentRow() != nil)
+        var basic = JxlBasicInfo()
+        JxlEncoderInitBasicInfo(&basic)
+        basic.xsize = UInt32(info.width)
+        basic.ysize = UInt32(info.height)
+        basic.bits_per_sample = deep ? 16 : 8
+        basic.num_color_channels = 3
+        basic.num_extra_channels = hasAlpha ? 1 : 0
+        basic.alpha_bits = hasAlpha ? basic.bits_per_sample : 0
+        basic.uses_original_profile = isLossless ? 1 : 0
+        if animated {
+            let plays = self.plays ?? info.plays
+            guard plays >= 0, plays <= Int(UInt32.max) else {
+                throw ImgToolError(.invalidArgument, "cannot write a JPEG XL that plays \(plays) times")
+            }
+            basic.have_animation = 1
+            basic.animation.tps_numerator = 1000
+            basic.animation.tps_denominator = 1
+            basic.animation.num_loops = UInt32(plays)
+        }
+        if exif != nil || xmp != nil {
+            try session.check(JxlEncoderUseContainer(session.encoder, 1), "use the container")
+            try session.check(JxlEncoderUseBoxes(session.encoder), "add metadata boxes")
+        }
+        try session.check(JxlEncoderSetBasicInfo(session.encoder, &basic), "take the image header")
+        if let icc {
+            let set = icc.withUnsafeBufferPointer { JxlEncoderSetICCProfile(session.encoder, $0.baseAddress, $0.count) }
+            try session.check(set, "take the ICC profile")
+        } else {
+            var encoding = JxlColorEncoding()
+            JxlColorEncodingSetToSRGB(&encoding, 0)
+            try session.check(JxlEncoderSetColorEncoding(session.encoder, &encoding), "take the sRGB description")
+        }
+        if let exif {
+            // The Exif box starts with the offset of the TIFF header in it: 0.
+            let payload: [UInt8] = [0, 0, 0, 0] + exif
+            let added = payload.withUnsafeBufferPointer {
+                JxlEncoderAddBox(session.encoder, "Exif", $0.baseAddress, $0.count, 0)
+            }
+            try session.check(added, "add the EXIF box")
+        }
+        if let xmp {
+            let added = xmp.withUnsafeBufferPointer {
+                JxlEncoderAddBox(session.encoder, "xml ", $0.baseAddress, $0.count, 0)
+            }
+            try session.check(added, "add the XMP box")
+        }
+        if exif != nil || xmp != nil { JxlEncoderCloseBoxes(session.encoder) }
+        try session.check(JxlEncoderSetFrameLossless(settings, isLossless ? 1 : 0), "set lossless")
+        if !isLossless {
+            let distance = quality.map(Self.distance(forQuality:)) ?? 1
+            try session.check(JxlEncoderSetFrameDistance(settings, distance), "set the distance")
+        }
+
+        var written = 0
+        var elapsed = Duration.zero
+        var elapsedMilliseconds = 0
+        var next: Frame? = first
+        while let frame = next {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing JPEG XL frame \(written)") }
+            var image = frame.image
+            if let background { image = image.flattened(onto: background) }
+            if animated {
+                elapsed += frame.info.delay
+                let end = Int((elapsed / .milliseconds(1)).rounded())
+                var header = JxlFrameHeader()
+                JxlEncoderInitFrameHeader(&header)
+                header.duration = UInt32(clamping: end - elapsedMilliseconds)
+                elapsedMilliseconds = end
+                try session.check(JxlEncoderSetFrameHeader(settings, &header), "take frame \(written)'s header")
+            }
+            var format = JxlPixelFormat(
+                num_channels: hasAlpha ? 4 : 3, data_type: deep ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
+                endianness: JXL_NATIVE_ENDIAN, align: 0)
+            let added: JxlEncoderStatus
+            switch (image.samples, hasAlpha) {
+            case (.rgba8(let samples), true):
+                added = samples.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+            case (.rgba8(let samples), false):
+                let rgb = Self.droppingAlpha(samples)
+                added = rgb.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+            case (.rgba16(let samples), true):
+                added = samples.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+            case (.rgba16(let samples), false):
+                let rgb = Self.droppingAlpha(samples)
+                added = rgb.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+            }
+            try session.check(added, "encode frame \(written)")
+            written += 1
+            progress?(written)
+            next = animated ? try reader.nextFrame() : nil
+        }
+        JxlEncoderCloseInput(session.encoder)
+        try sink.append(try session.output())
+    }
+
+    private static func droppingAlpha<S>(_ samples: [S]) -> [S] {
+        let pixels = samples.count / 4
+        return [S](unsafeUninitializedCapacity: pixels * 3) { out, initialized in
+            samples.withUnsafeBufferPointer { rgba in
+                for pixel in 0..<pixels {
+                    out[pixel * 3] = rgba[pixel * 4]
+                    out[pixel * 3 + 1] = rgba[pixel * 4 + 1]
+                    out[pixel * 3 + 2] = rgba[pixel * 4 + 2]
+                }
+            }
+            initialized = pixels * 3
+        }
+    }
+
+    /// An encoder and its thread pool.
+    private final class Session {
+        let encoder: OpaquePointer
+        private let runner: UnsafeMutableRawPointer?
+
+        init() throws(ImgToolError) {
+            guard let encoder = JxlEncoderCreate(nil) else {
+                throw ImgToolError(.writeFailed, "out of memory for a JPEG XL encoder")
+            }
+            self.encoder = encoder
+            runner = availableProcessors > 1 ? JxlThreadParallelRunnerCreate(nil, availableProcessors) : nil
+            if let runner {
+                guard JxlEncoderSetParallelRunner(encoder, JxlThreadParallelRunner, runner) == JXL_ENC_SUCCESS else {
+                    throw ImgToolError(.writeFailed, "libjxl refused its thread pool")
+                }
+            }
+        }
+
+        func close() {
+            JxlEncoderDestroy(encoder)
+            if let runner { JxlThreadParallelRunnerDestroy(runner) }
+        }
+
+        func frameSettings(effort: Int) throws(ImgToolError) -> OpaquePointer {
+            guard let settings = JxlEncoderFrameSettingsCreate(encoder, nil) else {
+                throw ImgToolError(.writeFailed, "libjxl could not make frame settings")
+            }
+            try check(
+                JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(effort)),
+                "set the effort")
+            return settings
+        }
+
+        func check(_ status: JxlEncoderStatus, _ what: String) throws(ImgToolError) {
+            guard status == JXL_ENC_SUCCESS else {
+                let code = JxlEncoderGetError(encoder)
+                throw ImgToolError(
+                    .writeFailed, "libjxl could not \(what) (error \(code.rawValue))",
+                    cause: "JxlEncoderError \(code.rawValue)")
+            }
+        }
+
+        /// Everything the encoder produces, once the input is closed.
+        func output() throws(ImgToolError) -> [UInt8] {
+            var output = [UInt8](repeating: 0, count: 1 << 16)
+            var used = 0
+            while true {
+                let (status, written) = output.withUnsafeMutableBufferPointer { buffer -> (JxlEncoderStatus, Int) in
+                    var next = buffer.baseAddress.map { $0 + used }
+                    var available = buffer.count - used
+                    let status = JxlEncoderProcessOutput(encoder, &next, &available)
+                    return (status, buffer.count - used - available)
+                }
+                used += written
+                switch status {
+                case JXL_ENC_SUCCESS:
+                    output.removeLast(output.count - used)
+                    return output
+                case JXL_ENC_NEED_MORE_OUTPUT:
+                    output += [UInt8](repeating: 0, count: output.count)
+                default:
+                    try check(status, "write the file")
+                    throw ImgToolError(.writeFailed, "libjxl could not write the file")
+                }
+            }
+        }
+    }
+}
+
+/// A source that can hand over the JPEG file it shows, byte for byte: a JPEG read as it is, or a
+/// JPEG XL that stores a JPEG's reconstruction data. Writers use it to move a JPEG into JPEG XL
+/// and back without decoding a pixel.
+protocol JPEGBitstreamSource: FrameSource {
+    /// The JPEG file, or `nil` when there is none to give.
+    func jpegBitstream() throws(ImgToolError) -> [UInt8]?
+}
