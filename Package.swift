@@ -82,6 +82,18 @@ let package = Package(
             path: "CJXL",
             providers: [.apt(["libjxl-dev"])]
         ),
+        // libheif, loaded at run time by the first HEIC input and never linked: Debian's libheif1
+        // pulls in the GPL x265 encoder (see CHeif/include/CHeif.h).
+        .target(
+            name: "CHeif",
+            path: "CHeif",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
         .target(
             name: "CCurlLoader",
@@ -104,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CResample", "CColor"],
+            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

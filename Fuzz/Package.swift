@@ -3,7 +3,7 @@
 // never builds them. Build and run one with `scripts/fuzz NAME SECONDS`.
 import PackageDescription
 
-let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzMerge"]
+let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF", "FuzzMerge"]
 
 let package = Package(
     name: "imgtool-fuzz",

@@ -1,8 +1,8 @@
 import FuzzSupport
 
-/// Any bytes, opened through the public API and every frame decoded (libjxl: headers, frames,
-/// coalescing, orientation). Every outcome but a
-/// crash, a hang or a leak is fine: errors are expected.
+/// Any bytes, opened through the public API and every frame decoded (libjxl's headers, frames,
+/// coalescing and orientation, and our limits). Every outcome but a crash, a hang or a leak is
+/// fine: errors are expected.
 @main
 enum FuzzJXL {
     static func main() {

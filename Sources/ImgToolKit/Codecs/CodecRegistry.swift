@@ -22,6 +22,7 @@ public struct CodecRegistry: Sendable {
         WebPCodec(),
         AVIFCodec(),
         JXLCodec(),
+        HEIFCodec(),
     ])
 
     /// How many leading bytes ``codec(sniffing:)`` looks at.

@@ -17,6 +17,12 @@ public protocol ImageCodec: Sendable {
     var extensions: [String] { get }
     /// What the codec can do.
     var capabilities: CodecCapabilities { get }
+    /// Whether the codec can work on this machine (a library it loads at run time is there).
+    /// Default `true`.
+    var isAvailable: Bool { get }
+    /// What the codec loads at run time and in which state it is, for `imgtool formats`; `nil`
+    /// (the default) for a codec built in.
+    var runtimeNote: String? { get }
 
     /// Whether `head` (the first ``CodecRegistry/sniffLength`` bytes of the input, or all of a
     /// shorter one) is this format's signature. Only readers are asked.
@@ -53,6 +59,12 @@ public protocol ImageCodec: Sendable {
 }
 
 extension ImageCodec {
+    /// Built in: always available.
+    public var isAvailable: Bool { true }
+
+    /// Built in: nothing loaded at run time.
+    public var runtimeNote: String? { nil }
+
     /// Decodes from memory: the file is read whole.
     public func makeSource(path: String, descriptor: Int32, limits: DecodingLimits, options: DecodingOptions)
         throws(ImgToolError) -> (any FrameSource)?

@@ -28,6 +28,8 @@ struct FormatsCommand: ParsableCommand {
                     "write": .bool(can.contains(.write)),
                     "write_animation": .bool(can.contains(.writeAnimation)),
                     "write_alpha": .bool(can.contains(.writeAlpha)),
+                    "available": .bool(codec.isAvailable),
+                    "runtime": codec.runtimeNote.map(JSONValue.string) ?? .null,
                 ]
                 Console.out(object.serialized)
             } else {
@@ -38,7 +40,8 @@ struct FormatsCommand: ParsableCommand {
                 }
                 let extensions = codec.extensions.map { "." + $0 }.joined(separator: " ")
                 let name = codec.format.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
-                Console.out("\(name) \(abilities.joined(separator: ", ")); \(extensions); \(codec.displayName)")
+                let note = codec.runtimeNote.map { " (\($0))" } ?? ""
+                Console.out("\(name) \(abilities.joined(separator: ", ")); \(extensions); \(codec.displayName)\(note)")
             }
         }
     }

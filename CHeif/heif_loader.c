@@ -1,0 +1,231 @@
+// libheif through dlopen: see include/CHeif.h.
+//
+// The declarations below follow libheif 1.x's public header (heif.h), whose ABI the soname
+// libheif.so.1 keeps: contexts, handles and images are opaque, enums are ints, and struct
+// heif_error is returned by value.
+#include "CHeif.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct heif_context;
+struct heif_image_handle;
+struct heif_image;
+struct heif_decoding_options;
+struct heif_reading_options;
+typedef uint32_t heif_item_id;
+
+struct heif_error {
+    int code;
+    int subcode;
+    const char *message;
+};
+
+enum {
+    heif_colorspace_RGB = 1,
+    heif_chroma_interleaved_RGBA = 11,
+    heif_chroma_interleaved_RRGGBBAA_LE = 15,
+    heif_channel_interleaved = 10,
+    heif_compression_HEVC = 1,
+    heif_error_Memory_allocation_error = 6,
+    heif_error_Usage_error = 5,
+};
+
+#define HEIF_FUNCTIONS(X)                                                                                     \
+    X(heif_get_version, const char *, (void))                                                                 \
+    X(heif_have_decoder_for_format, int, (int format))                                                        \
+    X(heif_context_alloc, struct heif_context *, (void))                                                      \
+    X(heif_context_free, void, (struct heif_context *))                                                       \
+    X(heif_context_set_maximum_image_size_limit, void, (struct heif_context *, int))                          \
+    X(heif_context_read_from_memory_without_copy, struct heif_error,                                         \
+      (struct heif_context *, const void *, size_t, const struct heif_reading_options *))                    \
+    X(heif_context_get_primary_image_handle, struct heif_error,                                              \
+      (struct heif_context *, struct heif_image_handle **))                                                  \
+    X(heif_image_handle_release, void, (const struct heif_image_handle *))                                    \
+    X(heif_image_handle_get_width, int, (const struct heif_image_handle *))                                    \
+    X(heif_image_handle_get_height, int, (const struct heif_image_handle *))                                  \
+    X(heif_image_handle_has_alpha_channel, int, (const struct heif_image_handle *))                           \
+    X(heif_image_handle_is_premultiplied_alpha, int, (const struct heif_image_handle *))                      \
+    X(heif_image_handle_get_luma_bits_per_pixel, int, (const struct heif_image_handle *))                     \
+    X(heif_image_handle_get_raw_color_profile_size, size_t, (const struct heif_image_handle *))               \
+    X(heif_image_handle_get_raw_color_profile, struct heif_error, (const struct heif_image_handle *, void *)) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs, int,                                                  \
+      (const struct heif_image_handle *, const char *, heif_item_id *, int))                                  \
+    X(heif_image_handle_get_metadata_size, size_t, (const struct heif_image_handle *, heif_item_id))          \
+    X(heif_image_handle_get_metadata, struct heif_error,                                                      \
+      (const struct heif_image_handle *, heif_item_id, void *))                                               \
+    X(heif_decode_image, struct heif_error,                                                                   \
+      (const struct heif_image_handle *, struct heif_image **, int, int,                                      \
+       const struct heif_decoding_options *))                                                                 \
+    X(heif_image_get_width, int, (const struct heif_image *, int))                                            \
+    X(heif_image_get_height, int, (const struct heif_image *, int))                                           \
+    X(heif_image_get_bits_per_pixel_range, int, (const struct heif_image *, int))                             \
+    X(heif_image_get_plane_readonly, const uint8_t *, (const struct heif_image *, int, int *))               \
+    X(heif_image_release, void, (const struct heif_image *))
+
+#define DECLARE(name, result, parameters) static result(*p_##name) parameters;
+HEIF_FUNCTIONS(DECLARE)
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int loaded;
+static const char *load_error = "libheif is not loaded";
+
+static void load(void) {
+    // IMGTOOL_LIBHEIF names another file to load instead (tests use it to see the message a
+    // machine without libheif gives).
+    const char *path = getenv("IMGTOOL_LIBHEIF");
+    void *library = dlopen(path && *path ? path : "libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        load_error = "libheif.so.1 is not installed (on Debian or Ubuntu: apt-get install libheif1)";
+        return;
+    }
+#define RESOLVE(name, result, parameters)                                            \
+    *(void **)(&p_##name) = dlsym(library, #name);                                 \
+    if (!p_##name) {                                                               \
+        load_error = "libheif.so.1 lacks " #name " (imgtool needs libheif 1.14 or later)"; \
+        return;                                                                    \
+    }
+    HEIF_FUNCTIONS(RESOLVE)
+    loaded = 1;
+}
+
+int imgtool_heif_load(const char **error) {
+    pthread_once(&once, load);
+    if (!loaded && error) *error = load_error;
+    return loaded;
+}
+
+const char *imgtool_heif_version(void) { return loaded ? p_heif_get_version() : NULL; }
+
+int imgtool_heif_has_hevc_decoder(void) { return loaded && p_heif_have_decoder_for_format(heif_compression_HEVC); }
+
+struct imgtool_heif {
+    struct heif_context *context;
+    struct heif_image_handle *handle;
+};
+
+static void fill(imgtool_heif_error *error, struct heif_error from) {
+    if (!error) return;
+    error->code = from.code;
+    error->subcode = from.subcode;
+    strncpy(error->message, from.message ? from.message : "", sizeof error->message - 1);
+    error->message[sizeof error->message - 1] = 0;
+}
+
+static void fill_text(imgtool_heif_error *error, int code, const char *message) {
+    struct heif_error made = {code, 0, message};
+    fill(error, made);
+}
+
+imgtool_heif *imgtool_heif_open(const uint8_t *data, size_t size, int max_side, imgtool_heif_error *error) {
+    const char *why = NULL;
+    if (!imgtool_heif_load(&why)) {
+        fill_text(error, heif_error_Usage_error, why);
+        return NULL;
+    }
+    imgtool_heif *heif = calloc(1, sizeof *heif);
+    if (!heif) {
+        fill_text(error, heif_error_Memory_allocation_error, "out of memory");
+        return NULL;
+    }
+    heif->context = p_heif_context_alloc();
+    if (!heif->context) {
+        free(heif);
+        fill_text(error, heif_error_Memory_allocation_error, "out of memory");
+        return NULL;
+    }
+    if (max_side > 0) p_heif_context_set_maximum_image_size_limit(heif->context, max_side);
+    struct heif_error result = p_heif_context_read_from_memory_without_copy(heif->context, data, size, NULL);
+    if (result.code == 0) result = p_heif_context_get_primary_image_handle(heif->context, &heif->handle);
+    if (result.code != 0) {
+        fill(error, result);
+        imgtool_heif_close(heif);
+        return NULL;
+    }
+    return heif;
+}
+
+void imgtool_heif_close(imgtool_heif *heif) {
+    if (!heif) return;
+    if (heif->handle) p_heif_image_handle_release(heif->handle);
+    if (heif->context) p_heif_context_free(heif->context);
+    free(heif);
+}
+
+void imgtool_heif_info(const imgtool_heif *heif, int *width, int *height, int *bits, int *has_alpha) {
+    *width = p_heif_image_handle_get_width(heif->handle);
+    *height = p_heif_image_handle_get_height(heif->handle);
+    *bits = p_heif_image_handle_get_luma_bits_per_pixel(heif->handle);
+    *has_alpha = p_heif_image_handle_has_alpha_channel(heif->handle);
+}
+
+size_t imgtool_heif_icc(const imgtool_heif *heif, uint8_t *out, size_t capacity) {
+    size_t size = p_heif_image_handle_get_raw_color_profile_size(heif->handle);
+    if (size == 0 || !out || size > capacity) return size;
+    struct heif_error result = p_heif_image_handle_get_raw_color_profile(heif->handle, out);
+    return result.code == 0 ? size : 0;
+}
+
+size_t imgtool_heif_exif(const imgtool_heif *heif, uint8_t *out, size_t capacity) {
+    heif_item_id id;
+    if (p_heif_image_handle_get_list_of_metadata_block_IDs(heif->handle, "Exif", &id, 1) < 1) return 0;
+    size_t size = p_heif_image_handle_get_metadata_size(heif->handle, id);
+    if (size == 0 || !out || size > capacity) return size;
+    struct heif_error result = p_heif_image_handle_get_metadata(heif->handle, id, out);
+    return result.code == 0 ? size : 0;
+}
+
+int imgtool_heif_decode(
+    const imgtool_heif *heif, int sixteen, void *out, int width, int height, imgtool_heif_error *error) {
+    int bits = p_heif_image_handle_get_luma_bits_per_pixel(heif->handle);
+    int deep = bits > 8;
+    struct heif_image *image = NULL;
+    struct heif_error result = p_heif_decode_image(
+        heif->handle, &image, heif_colorspace_RGB,
+        deep ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RGBA, NULL);
+    if (result.code != 0) {
+        fill(error, result);
+        return 0;
+    }
+    int stride = 0;
+    const uint8_t *plane = p_heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    if (!plane || p_heif_image_get_width(image, heif_channel_interleaved) != width ||
+        p_heif_image_get_height(image, heif_channel_interleaved) != height) {
+        p_heif_image_release(image);
+        fill_text(error, 4, "the decoded image does not have the size the file declares");
+        return 0;
+    }
+    int range = deep ? p_heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) : 8;
+    if (range < 1 || range > 16) range = bits;
+    uint32_t max = (1u << range) - 1;
+    int premultiplied = p_heif_image_handle_is_premultiplied_alpha(heif->handle);
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = plane + (size_t)y * (size_t)stride;
+        for (int x = 0; x < width; x++) {
+            uint32_t sample[4];
+            for (int c = 0; c < 4; c++) {
+                sample[c] = deep ? (uint32_t)row[(x * 4 + c) * 2] | (uint32_t)row[(x * 4 + c) * 2 + 1] << 8
+                                 : row[x * 4 + c];
+                if (sample[c] > max) sample[c] = max;
+            }
+            if (premultiplied && sample[3] < max) {
+                for (int c = 0; c < 3; c++) {
+                    uint32_t value = sample[3] ? (sample[c] * max + sample[3] / 2) / sample[3] : 0;
+                    sample[c] = value > max ? max : value;
+                }
+            }
+            size_t at = ((size_t)y * (size_t)width + (size_t)x) * 4;
+            for (int c = 0; c < 4; c++) {
+                // Rounded from the native depth: (v x 255 + max / 2) / max, or to 16 bits.
+                if (sixteen)
+                    ((uint16_t *)out)[at + c] = (uint16_t)((sample[c] * 65535u + max / 2) / max);
+                else
+                    ((uint8_t *)out)[at + c] = (uint8_t)((sample[c] * 255u + max / 2) / max);
+            }
+        }
+    }
+    p_heif_image_release(image);
+    return 1;
+}

@@ -1,0 +1,71 @@
+internal import CHeif
+
+extension ImageFormat {
+    /// HEIF: an HEVC-coded still in an ISO BMFF container (HEIC, as phones write it).
+    public static let heif = ImageFormat(rawValue: "heif")
+}
+
+/// HEIC/HEIF stills, read with libheif (libde265 decodes the HEVC data), which is loaded at run
+/// time and never linked: Debian's libheif1 pulls in the GPL x265 encoder. Without libheif
+/// installed, reading a HEIC fails with one line naming the package (`libheif1`); `formats` says
+/// which state the machine is in.
+///
+/// What a viewer shows: the primary image (not thumbnails, depth maps or the collection's other
+/// images), grids assembled, alpha attached, and the clean aperture, rotation and mirror applied
+/// by libheif; an EXIF orientation inside a HEIF is informational and not applied again. Samples
+/// above 8 bits are rounded from their native depth, `(v x 255 + max / 2) / max`, or kept at 16
+/// bits. The ICC profile and the EXIF block go to ``ImageInfo/color`` and ``ImageInfo/exif``.
+public struct HEIFCodec: ImageCodec {
+    /// Creates the codec.
+    public init() {}
+
+    /// ``ImageFormat/heif``.
+    public var format: ImageFormat { .heif }
+    /// "High Efficiency Image File Format".
+    public var displayName: String { "High Efficiency Image File Format" }
+    /// `heic`, `heif`, `hif`.
+    public var extensions: [String] { ["heic", "heif", "hif"] }
+    /// Reads stills (when libheif is installed).
+    public var capabilities: CodecCapabilities { [.read] }
+
+    /// Whether libheif could be loaded.
+    public var isAvailable: Bool { HEIFLibrary.load() == nil }
+
+    /// libheif's version and how it is loaded, or what to install.
+    public var runtimeNote: String? {
+        if let problem = HEIFLibrary.load() { return problem }
+        return "libheif \(HEIFLibrary.version ?? "?"), loaded at run time"
+            + (HEIFLibrary.hasHEVCDecoder ? "" : " (no HEVC decoder: install libde265-0)")
+    }
+
+    /// An `ftyp` box whose major brand is one of HEIF's (`heic`, `heix`, `hevc`, `hevx`, `heim`,
+    /// `heis`, `mif1`, `msf1`). AVIF files, which may say `mif1` too, are claimed by
+    /// ``AVIFCodec``, asked first.
+    public func sniff(_ head: [UInt8]) -> Bool {
+        guard head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) else { return false }
+        let brand = String(decoding: head[8..<12], as: UTF8.self)
+        return ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand)
+    }
+
+    /// Parses the file with libheif (no pixels).
+    public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
+        -> any FrameSource
+    {
+        try HEIFSource(data: data, limits: limits)
+    }
+}
+
+/// libheif, loaded once per process.
+enum HEIFLibrary {
+    /// `nil` when libheif is loaded, else the reason it is not.
+    static func load() -> String? {
+        var error: UnsafePointer<CChar>?
+        return imgtool_heif_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "libheif is not loaded"
+    }
+
+    static var version: String? {
+        imgtool_heif_version().map { String(cString: $0) }
+    }
+
+    static var hasHEVCDecoder: Bool { imgtool_heif_has_hevc_decoder() == 1 }
+}

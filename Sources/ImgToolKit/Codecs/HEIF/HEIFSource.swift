@@ -1,0 +1,145 @@
+internal import CHeif
+
+/// A HEIF's primary image, parsed once by libheif: its displayed size, depth, alpha, profile and
+/// EXIF block. The pixels are decoded by ``HEIFFrameReader``.
+struct HEIFSource: FrameSource {
+    let info: ImageInfo
+    /// The file, parsed again by each reader (libheif reads it in place).
+    let file: HEIFFile
+    let hasAlpha: Bool
+    let storedDepth: Int
+
+    /// - Throws: ``ImgToolError``: `unsupportedFormat` when libheif is not installed (naming the
+    ///   package) or cannot read the coding; `tooLarge`; `truncated`; `corrupt`.
+    init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
+        let file = try HEIFFile(data: data)
+        let (width, height, bits, hasAlpha) = file.imageInfo
+        try limits.checkPixels(width: width, height: height, what: "HEIF image")
+        guard width > 0, height > 0 else { throw ImgToolError(.corrupt, "corrupt HEIF: the image has no pixels") }
+        var info = ImageInfo(
+            format: .heif, width: width, height: height, bitDepth: max(bits, 8), colorType: hasAlpha ? .rgba : .rgb,
+            frames: [
+                FrameInfo(
+                    index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: width, height: height),
+                    disposal: .none, blend: .source)
+            ])
+        info.describeMetadata(icc: file.icc, exif: file.exif.map(AVIFSource.tiff(fromExifItem:)), xmp: nil)
+        self.info = info
+        self.file = file
+        self.hasAlpha = hasAlpha
+        storedDepth = max(bits, 8)
+    }
+
+    var isOpaque: Bool { !hasAlpha }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        HEIFFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))
+    }
+}
+
+/// One libheif context over a copy of the file, and its primary image.
+///
+/// `@unchecked Sendable`: libheif's context is only read after parsing (decoding makes images of
+/// its own), and ``HEIFSource`` and its readers use one context, one call at a time per reader.
+/// The copy and the context are freed with the last reference.
+final class HEIFFile: @unchecked Sendable {
+    private let bytes: UnsafeMutableRawBufferPointer
+    private let heif: OpaquePointer
+    private let lock = Locked(())
+
+    init(data: [UInt8]) throws(ImgToolError) {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        data.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        var error = imgtool_heif_error()
+        guard
+            let heif = imgtool_heif_open(
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, 0, &error)
+        else {
+            bytes.deallocate()
+            throw Self.error(error, "cannot read the HEIF structure")
+        }
+        self.bytes = bytes
+        self.heif = heif
+    }
+
+    deinit {
+        imgtool_heif_close(heif)
+        bytes.deallocate()
+    }
+
+    var imageInfo: (width: Int, height: Int, bits: Int, hasAlpha: Bool) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bits: Int32 = 0
+        var alpha: Int32 = 0
+        imgtool_heif_info(heif, &width, &height, &bits, &alpha)
+        return (Int(width), Int(height), Int(bits), alpha != 0)
+    }
+
+    var icc: [UInt8]? { Self.block(imgtool_heif_icc, heif) }
+    var exif: [UInt8]? { Self.block(imgtool_heif_exif, heif) }
+
+    private static func block(
+        _ read: (OpaquePointer?, UnsafeMutablePointer<UInt8>?, Int) -> Int, _ heif: OpaquePointer
+    ) -> [UInt8]? {
+        let size = read(heif, nil, 0)
+        guard size > 0, size <= 16 << 20 else { return nil }
+        var block = [UInt8](repeating: 0, count: size)
+        let copied = block.withUnsafeMutableBufferPointer { read(heif, $0.baseAddress, size) }
+        return copied == size ? block : nil
+    }
+
+    /// The primary image, transforms applied, as RGBA at `depth`.
+    func decode(depth: SampleDepth, width: Int, height: Int) throws(ImgToolError) -> PixelBuffer {
+        var error = imgtool_heif_error()
+        var succeeded: Int32 = 0
+        let image = PixelBuffer(width: width, height: height, depth: depth) { target in
+            lock.withLock { _ in
+                succeeded = imgtool_heif_decode(
+                    heif, depth == .sixteen ? 1 : 0, target.baseAddress, Int32(width), Int32(height), &error)
+            }
+        }
+        guard succeeded == 1 else { throw Self.error(error, "cannot decode the image") }
+        return image
+    }
+
+    private static func error(_ error: imgtool_heif_error, _ what: String) -> ImgToolError {
+        let message = withUnsafeBytes(of: error.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch error.code {
+        case 5:  // usage: libheif is not there
+            return ImgToolError(.unsupportedFormat, "HEIC/HEIF needs libheif at run time: \(message)", cause: message)
+        case 3, 4:
+            return ImgToolError(.unsupportedFormat, "unsupported HEIF: \(what) (\(message))", cause: message)
+        case 6:
+            return ImgToolError(.tooLarge, "HEIF too large: \(what) (\(message))", cause: message)
+        case 2 where error.subcode == 100:
+            return ImgToolError(.truncated, "truncated HEIF: \(what) (\(message))", cause: message)
+        default:
+            return ImgToolError(.corrupt, "corrupt HEIF: \(what) (\(message))", cause: message)
+        }
+    }
+}
+
+/// Decodes a ``HEIFSource``'s one frame.
+final class HEIFFrameReader: FrameReader {
+    private let source: HEIFSource
+    private let depth: SampleDepth
+    private var done = false
+
+    init(source: HEIFSource, depth: SampleDepth) {
+        self.source = source
+        self.depth = depth
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard !done else { return nil }
+        done = true
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before the HEIF image") }
+        var image = try source.file.decode(depth: depth, width: source.info.width, height: source.info.height)
+        image.metadata = ImageMetadata(
+            format: .heif, bitDepth: source.info.bitDepth, colorType: source.info.colorType, color: source.info.color)
+        return Frame(info: source.info.frames[0], image: image)
+    }
+}
