@@ -20,8 +20,10 @@ internal import CJXL
 ///   effort 7, `cjxl`'s).
 /// - Both cores: libjxl's thread pool has a thread per processor.
 /// - 8-bit sources are written at 8 bits, deeper ones at 16. Colour: the ICC profile, else sRGB.
-///   EXIF and XMP go in `Exif` and `xml ` boxes. Animations tick in milliseconds and carry the
-///   loop count.
+///   (A grey profile has been converted to sRGB, as for every RGB format.) EXIF and XMP go in
+///   `Exif` and `xml ` boxes.
+///   Animations tick in milliseconds (a frame lasts 1 ms at least: one of 0 would be a layer of
+///   the next) and carry the loop count.
 struct JXLWriter {
     let lossless: Bool?
     let quality: Int?
@@ -182,25 +184,24 @@ struct JXLWriter {
                 let end = Int((elapsed / .milliseconds(1)).rounded())
                 var header = JxlFrameHeader()
                 JxlEncoderInitFrameHeader(&header)
-                header.duration = UInt32(clamping: end - elapsedMilliseconds)
-                elapsedMilliseconds = end
+                // A frame of 0 ticks would be a layer of the next one, not a frame: 1 ms at least.
+                let duration = max(end - elapsedMilliseconds, 1)
+                header.duration = UInt32(clamping: duration)
+                elapsedMilliseconds += duration
                 try session.check(JxlEncoderSetFrameHeader(settings, &header), "take frame \(written)'s header")
             }
+            let channels = hasAlpha ? [0, 1, 2, 3] : [0, 1, 2]
             var format = JxlPixelFormat(
-                num_channels: hasAlpha ? 4 : 3, data_type: deep ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
+                num_channels: UInt32(channels.count), data_type: deep ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
                 endianness: JXL_NATIVE_ENDIAN, align: 0)
             let added: JxlEncoderStatus
-            switch (image.samples, hasAlpha) {
-            case (.rgba8(let samples), true):
-                added = samples.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
-            case (.rgba8(let samples), false):
-                let rgb = Self.droppingAlpha(samples)
-                added = rgb.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
-            case (.rgba16(let samples), true):
-                added = samples.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
-            case (.rgba16(let samples), false):
-                let rgb = Self.droppingAlpha(samples)
-                added = rgb.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+            switch image.samples {
+            case .rgba8(let samples):
+                let picked = channels.count == 4 ? samples : Self.channels(channels, of: samples)
+                added = picked.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+            case .rgba16(let samples):
+                let picked = channels.count == 4 ? samples : Self.channels(channels, of: samples)
+                added = picked.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
             }
             try session.check(added, "encode frame \(written)")
             written += 1
@@ -211,17 +212,19 @@ struct JXLWriter {
         try sink.append(try session.output())
     }
 
-    private static func droppingAlpha<S>(_ samples: [S]) -> [S] {
+    /// The `channels` (0 R, 1 G, 2 B, 3 A) of every RGBA pixel of `samples`, interleaved.
+    private static func channels<S>(_ channels: [Int], of samples: [S]) -> [S] {
         let pixels = samples.count / 4
-        return [S](unsafeUninitializedCapacity: pixels * 3) { out, initialized in
+        let count = channels.count
+        return [S](unsafeUninitializedCapacity: pixels * count) { out, initialized in
             samples.withUnsafeBufferPointer { rgba in
                 for pixel in 0..<pixels {
-                    out[pixel * 3] = rgba[pixel * 4]
-                    out[pixel * 3 + 1] = rgba[pixel * 4 + 1]
-                    out[pixel * 3 + 2] = rgba[pixel * 4 + 2]
+                    for (position, channel) in channels.enumerated() {
+                        out[pixel * count + position] = rgba[pixel * 4 + channel]
+                    }
                 }
             }
-            initialized = pixels * 3
+            initialized = pixels * count
         }
     }
 
