@@ -4,14 +4,28 @@ extension ImageFormat {
 }
 
 /// AVIF, stills and image sequences, read with libavif (dav1d decodes the AV1 data) and written
-/// with it (libaom encodes; ``AVIFWriter`` says how options map).
+/// with it (libaom encodes).
 ///
-/// What a browser shows: the primary image (or, for a file whose major brand is `avis`, its
-/// image sequence), grids assembled and alpha attached by libavif, the clean aperture, rotation
-/// and mirror applied (MIAF's order, ``AVIFDisplay``), alpha straight, 10- and 12-bit samples
-/// kept at 16 bits. An EXIF orientation inside an AVIF is informational and not applied.
-/// ``ImageInfo/plays`` follows the edit list (``AVIFMovie``); ``ImageInfo/loopValue`` holds the
-/// same number. The `nclx` colour description (or ICC profile) goes to ``ImageInfo/color``.
+/// Reading shows what a browser shows: the primary image (or, for a file whose major brand is
+/// `avis`, its image sequence), grids assembled and alpha attached by libavif, then the clean
+/// aperture cut, the rotation (`irot`, anticlockwise) and the mirror (`imir`) applied, in MIAF's
+/// order; alpha straight; 10- and 12-bit samples kept at 16 bits (or rounded to 8,
+/// `(v x 255 + 32767) / 65535`). An EXIF orientation inside an AVIF is informational and not
+/// applied. ``ImageInfo/plays`` follows the track's edit list as libavif's later
+/// `repetitionCount` does (no edit list: forever); ``ImageInfo/loopValue`` holds the same number.
+/// The `nclx` colour description (or ICC profile) goes to ``ImageInfo/color``.
+///
+/// Options read when writing:
+/// - ``ImageWriteOptions/quality`` 0-100 (default 60) becomes an AV1 quantizer as libavif 1.x maps
+///   its `quality`, `q = round((100 - quality) x 63 / 100)`, used as the range `q - 1 ... q + 1`:
+///   the default is `avifenc`'s own, 24-26. Alpha is lossless, as `avifenc` keeps it.
+/// - ``ImageWriteOptions/lossless`` (default: lossless when the source is: PNG, APNG, GIF,
+///   lossless WebP): 4:4:4 with the identity matrix at quantizer 0, every sample kept.
+/// - ``ImageWriteOptions/compressionLevel`` 0-9 becomes libaom's speed `10 - level` (default 4:
+///   speed 6, `avifenc`'s). libaom uses every processor.
+/// - 8-bit sources are written at 8 bits, deeper ones at 10 (12 when lossless). Sequences use a
+///   1 ms timescale, each frame 1 ms at least; libavif 0.11 writes no edit list, so a sequence
+///   plays as a player loops it (browsers: forever).
 public struct AVIFCodec: ImageCodec {
     /// Creates the codec.
     public init() {}
@@ -45,8 +59,8 @@ public struct AVIFCodec: ImageCodec {
         try AVIFSource(data: data, limits: limits)
     }
 
-    /// Writes a still AVIF, or an image sequence when `source` has more than one frame
-    /// (``AVIFWriter``: quality, lossless, level, colour and metadata).
+    /// Writes a still AVIF, or an image sequence when `source` has more than one frame, with the
+    /// options described above, the colour profile and the metadata chosen.
     public func write(
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?

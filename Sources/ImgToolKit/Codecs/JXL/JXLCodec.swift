@@ -8,11 +8,26 @@ extension ImageFormat {
 /// JPEG XL, stills and animations, read and written with libjxl; a JPEG converted to JPEG XL is
 /// recompressed losslessly, and such a file converted back to JPEG gives the original file.
 ///
-/// What a viewer shows: the coalesced frames (each blended as the file says), the orientation
-/// applied, alpha straight, samples above 8 bits kept at 16, in the colour space of the decoded
-/// pixels (whose ICC profile goes to ``ImageInfo/color``). ``ImageInfo/plays`` and
-/// ``ImageInfo/loopValue`` are the header's loop count (0 forever); delays come from the frames'
-/// ticks.
+/// Reading shows what a viewer shows: the coalesced frames (each blended as the file says), the
+/// orientation applied, alpha straight, samples above 8 bits kept at 16, in the colour space of
+/// the decoded pixels (whose ICC profile goes to ``ImageInfo/color``; none for sRGB).
+/// ``ImageInfo/plays`` and ``ImageInfo/loopValue`` are the header's loop count (0 forever);
+/// delays come from the frames' ticks.
+///
+/// Writing:
+/// - A JPEG read as it is (no operation, the profile kept, no quality asked) is recompressed
+///   losslessly: its DCT coefficients and the data to rebuild it byte for byte (about a fifth
+///   smaller). Its own markers (EXIF, ICC, XMP) travel with it, as they must to come back whole.
+/// - Otherwise pixels are encoded. ``ImageWriteOptions/lossless`` (default: lossless when the
+///   source is: PNG, APNG, GIF, lossless WebP) keeps every sample.
+///   ``ImageWriteOptions/quality`` 1-100 becomes a Butteraugli distance as `cjxl` maps it: 100 is
+///   0 (lossless), 30-99 `0.1 + (100 - q) x 0.09`, below 30 `6.4 + 2.5^((30 - q) / 5) / 6.25`; a
+///   lossy write without a quality uses distance 1 (quality 90), `cjxl`'s default.
+/// - ``ImageWriteOptions/compressionLevel`` 0-9 becomes libjxl's effort (1, 2, 3, 5, 7, 7, 8, 8,
+///   9, 9; default 4: effort 7, `cjxl`'s). libjxl's thread pool has a thread per processor.
+/// - 8-bit sources are written at 8 bits, deeper ones at 16; the ICC profile, else sRGB; EXIF
+///   and XMP in `Exif` and `xml ` boxes; animations in milliseconds (1 ms at least a frame) with
+///   the loop count.
 public struct JXLCodec: ImageCodec {
     /// Creates the codec.
     public init() {}
@@ -39,8 +54,8 @@ public struct JXLCodec: ImageCodec {
         try JXLSource(data: data, limits: limits)
     }
 
-    /// Writes a still or an animated JPEG XL, or recompresses a JPEG losslessly
-    /// (``JXLWriter``: lossless, quality, level, colour and metadata).
+    /// Writes a still or an animated JPEG XL, or recompresses a JPEG losslessly, as described
+    /// above.
     public func write(
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
