@@ -248,6 +248,15 @@ struct AVIFCodecTests {
         #expect(values(both.apply(to: stored)) == [1, 4, 2, 5])
         #expect(
             AVIFDisplay(crop: whole, anticlockwiseTurns: 0, mirror: nil).isIdentity(storedWidth: 3, storedHeight: 2))
+        // Each turn and mirror is the EXIF orientation that moves pixels the same way.
+        for turns in 0..<4 {
+            for mirror in [nil, AVIFDisplay.Mirror.topBottom, .leftRight] {
+                let display = AVIFDisplay(crop: whole, anticlockwiseTurns: turns, mirror: mirror)
+                #expect(
+                    values(stored.turned(display.orientation)) == values(display.apply(to: stored)),
+                    "\(turns) turns, \(String(describing: mirror))")
+            }
+        }
     }
 
     // MARK: - Plays from the edit list

@@ -105,7 +105,7 @@ struct JXLCodecTests {
         let jxl = try await Self.write(source)
         #expect(jxl.count < jpeg.count)
         let (info, frames) = try Self.decode(jxl)
-        #expect(info.width == 160 && info.height == 120)
+        #expect(info.width == 160 && info.height == 120 && info.compression == .jpegRecompression)
         let (_, decodedJPEG) = try Self.decode(jpeg)
         // Pixels as libjxl decodes the coefficients: within a level or two of libjpeg's decode.
         #expect(maxDifference(frames[0], decodedJPEG[0]) <= 3)

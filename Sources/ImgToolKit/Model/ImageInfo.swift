@@ -102,4 +102,7 @@ public enum ImageCompression: String, Sendable, Hashable, CaseIterable, Codable 
     case lossy
     /// An animation with frames of both kinds.
     case mixed
+    /// A JPEG recompressed without loss (JPEG XL with JPEG reconstruction data): the pixels are
+    /// the JPEG's, and the JPEG file itself can be rebuilt byte for byte.
+    case jpegRecompression = "jpeg-recompression"
 }

@@ -162,6 +162,9 @@ struct InfoCommand: BatchableCommand {
         if let orientation = info.exifOrientation {
             let applied = info.appliedOrientation != .up ? "applied" : "not applied"
             parts.append("EXIF orientation \(orientation) (\(applied); stored \(info.storedSize))")
+        } else if info.appliedOrientation != .up {
+            parts.append(
+                "turned as orientation \(info.appliedOrientation.rawValue) (applied; stored \(info.storedSize))")
         } else if info.storedSize != PixelSize(width: info.width, height: info.height) {
             parts.append("stored \(info.storedSize)")
         }

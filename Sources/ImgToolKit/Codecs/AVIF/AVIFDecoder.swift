@@ -221,6 +221,21 @@ struct AVIFDisplay: Sendable, Hashable {
             ? PixelSize(width: crop.width, height: crop.height) : PixelSize(width: crop.height, height: crop.width)
     }
 
+    /// The turn and mirror as the EXIF orientation that does the same (what `info` reports as
+    /// the orientation applied).
+    var orientation: ImageOrientation {
+        switch (anticlockwiseTurns, mirror) {
+        case (0, nil): .up
+        case (1, nil): .left
+        case (2, nil): .down
+        case (3, nil): .right
+        case (0, .leftRight), (2, .topBottom): .upMirrored
+        case (0, .topBottom), (2, .leftRight): .downMirrored
+        case (1, .topBottom), (3, .leftRight): .leftMirrored
+        default: .rightMirrored  // (1, left-right), (3, top-bottom)
+        }
+    }
+
     /// Whether the stored image is shown as it is.
     func isIdentity(storedWidth: Int, storedHeight: Int) -> Bool {
         crop == FrameRegion(x: 0, y: 0, width: storedWidth, height: storedHeight) && anticlockwiseTurns == 0

@@ -53,7 +53,8 @@ struct AVIFSource: FrameSource {
         var warnings: [String] = []
         if decoder.isLenient {
             warnings.append(
-                "the AVIF breaks a rule libavif checks strictly (such as a missing pixi property); shown anyway")
+                "libavif's strict checks refuse this AVIF (a missing pixi property, or a clean aperture at odd offsets); shown as browsers show it"
+            )
         }
         let (icc, cicp) = decoder.colorDescription
         var info = ImageInfo(
@@ -63,6 +64,7 @@ struct AVIFSource: FrameSource {
             frames: frames,
             loopValue: isSequence ? plays : nil, plays: plays, warnings: warnings)
         info.storedSize = PixelSize(width: storedWidth, height: storedHeight)
+        info.appliedOrientation = display.orientation
         let (exif, xmp) = decoder.metadata
         info.describeMetadata(icc: icc, exif: exif.map(Self.tiff(fromExifItem:)), xmp: xmp)
         self.info = info

@@ -68,7 +68,8 @@ struct JXLSource: JPEGBitstreamSource {
         var info = ImageInfo(
             format: .jxl, width: width, height: height, bitDepth: Int(basic.bits_per_sample), colorType: colorType,
             frames: frames, loopValue: animated ? plays : nil, plays: plays,
-            compression: basic.uses_original_profile != 0 ? nil : .lossy)
+            compression: Self.hasReconstructionData(data)
+                ? .jpegRecompression : basic.uses_original_profile != 0 ? nil : .lossy)
         let orientation = Int(basic.orientation.rawValue)
         if orientation > 1 {
             info.exifOrientation = orientation
@@ -94,6 +95,31 @@ struct JXLSource: JPEGBitstreamSource {
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         try JXLFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))
+    }
+
+    /// Whether the file is a container with a `jbrd` box (JPEG bitstream reconstruction data):
+    /// it was recompressed from a JPEG. Only the top-level boxes are read.
+    static func hasReconstructionData(_ data: [UInt8]) -> Bool {
+        let signature: [UInt8] = [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
+        guard data.starts(with: signature) else { return false }
+        var at = 0
+        while at + 8 <= data.count {
+            let size32 = data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = data[at + 4..<at + 8]
+            if type.elementsEqual("jbrd".utf8) { return true }
+            var size = size32
+            if size32 == 1 {
+                guard at + 16 <= data.count else { return false }
+                let large = data[at + 8..<at + 16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard large <= UInt64(data.count - at) else { return false }
+                size = Int(large)
+            } else if size32 == 0 {
+                return false
+            }
+            guard size >= 8 else { return false }
+            at += size
+        }
+        return false
     }
 
     /// `ticks` at `tps` ticks per second (a fraction), exactly to the attosecond.

@@ -49,7 +49,7 @@ struct WebPWriter {
     static func isLossless(_ info: ImageInfo) -> Bool {
         switch info.compression {
         case .lossless: true
-        case .lossy, .mixed: false
+        case .lossy, .mixed, .jpegRecompression: false
         case nil: [.png, .apng, .gif].contains(info.format)
         }
     }
