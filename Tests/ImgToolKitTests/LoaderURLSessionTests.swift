@@ -177,7 +177,7 @@ struct LoaderURLSessionTests {
         let error = await #expect(throws: ImgToolError.self) { try await loader.load(try ImageInput(url)) }
         #expect(error?.code == .unsupportedFormat)
         #expect(
-            error?.description.hasPrefix(url + ": not a PNG, GIF, JPEG or WebP file") == true,
+            error?.description.hasPrefix(url + ": not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL or HEIF file") == true,
             "\(String(describing: error))")
         // and a PNG from the same kind of source decodes
         let good = "http://html.mock/good.png"

@@ -126,7 +126,7 @@ public struct ImageSource: FrameSource, RowStreamingSource {
     static func unknownFormatMessage(_ data: [UInt8], registry: CodecRegistry = .standard) -> String {
         if data.isEmpty { return "empty file: not an image" }
         let readable = registry.codecs.filter { $0.capabilities.contains(.read) && $0.format != .apng }
-            .map { $0.displayName.contains(" ") ? $0.format.rawValue.uppercased() : $0.displayName }
+            .map { $0.displayName.count <= 8 ? $0.displayName : $0.format.rawValue.uppercased() }
         let list =
             readable.count > 1
             ? readable.dropLast().joined(separator: ", ") + " or " + (readable.last ?? "") : readable.joined()
