@@ -33,7 +33,7 @@ args = parser.parse_args()
 b.ensure_apt("imagemagick", "libvips-tools", "gifsicle", "ffmpeg", "time", "libjxl-devtools")
 b.ensure_pip(("PIL", "pillow"), ("numpy", "numpy"))
 import numpy as np  # noqa: E402
-from PIL import Image, ImageDraw, ImageFont  # noqa: E402
+from PIL import Image, ImageDraw, ImageFont, ImageSequence  # noqa: E402
 
 pyvips_note = None
 try:
@@ -267,6 +267,32 @@ try:
           "out-ffmpeg.gif"], "out-ffmpeg.gif"),
     ]
     frames_in, duration_in, _ = clip_info(clip)
+
+    # Quality: five frames of each output, found by time, against a Pillow Lanczos reference of the
+    # same steps on the source frame (crop, turn clockwise, halve).
+    picks = [10, 60, 110, 160, 199]
+    references = {}
+    for index, frame in enumerate(ImageSequence.Iterator(Image.open(clip))):
+        if index in picks:
+            turned = frame.convert("RGB").crop((40, 15, 440, 255)).transpose(Image.Transpose.ROTATE_270)
+            references[index] = turned.resize((120, 200), Image.Resampling.LANCZOS)
+
+    def clip_quality(path):
+        shown, elapsed = [], 0
+        for frame in ImageSequence.Iterator(Image.open(path)):
+            shown.append((elapsed, frame.convert("RGB").copy()))
+            elapsed += frame.info.get("duration", 0)
+        scores = []
+        for index in picks:
+            at = index * duration_in / frames_in / 2  # the output plays twice as fast
+            frame = [image for (start, image) in shown if start <= at][-1]
+            ref_png, out_png = os.path.join(folder, "q-ref.png"), os.path.join(folder, "q-out.png")
+            references[index].save(ref_png)
+            frame.save(out_png)
+            result = run_quiet(["butteraugli_main", ref_png, out_png])
+            scores.append(float(result.stdout.split()[0]))
+        return f"{sum(scores) / len(scores):.2f}", f"{max(scores):.2f}"
+
     rows = []
     base = None
     for name, cmd, out in clip_tools:
@@ -277,12 +303,15 @@ try:
         frames, duration, (ow, oh) = clip_info(path)
         rows.append([name, f"{wall * 1000:.0f} ms", f"{wall / base:.2f}x", f"{cpu * 1000:.0f} ms",
                      f"{mem:.0f} MiB", f"{os.path.getsize(path) / 1024:.0f} KiB", f"{ow}x{oh}", str(frames),
-                     f"{duration / 1000:.2f} s"])
+                     f"{duration / 1000:.2f} s",
+                     # ffmpeg's fps filter drops and duplicates frames: its frames cannot be matched.
+                     *(clip_quality(path) if frames == frames_in else ("n/a", "n/a"))])
     print(f"(b) Clip: 480x270 GIF, {frames_in} frames, {duration_in / 1000:.2f} s "
           f"({os.path.getsize(clip) // 1024} KiB): crop 400x240+40+15, rotate 90, resize 50%, speed 2x, GIF "
           "(expected: 120x200, same frame count, half the duration):\n")
-    print(b.table(["tool", "median", "vs imgtool", "CPU", "peak memory", "output", "size", "frames", "duration"],
-                  rows) + "\n")
+    print(b.table(["tool", "median", "vs imgtool", "CPU", "peak memory", "output", "size", "frames", "duration",
+                   "butteraugli mean", "max"], rows) + "\n")
+    print("butteraugli: five frames found by time against Pillow's Lanczos of the same steps on the source frame\n")
 finally:
     if spinner:
         spinner.kill()
