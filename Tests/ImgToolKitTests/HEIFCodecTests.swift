@@ -63,3 +63,23 @@ struct HEIFCodecTests {
         #expect(error?.code == .tooLarge)
     }
 }
+
+/// What is checked before libheif sees a file (no libheif needed).
+@Suite("HEIF structure checks")
+struct HEIFStructureTests {
+    @Test("a grid whose tile is a grid is refused before libheif recurses on it (FuzzHEIF's 4 KB file)")
+    func gridOfGrids() throws {
+        let path = HEIFCodecTests.fixtures + "/fuzz-seeds/heif-grid-of-grids.heic"
+        let data = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(HEIFItemGraph(data).problem?.contains("a grid") == true)
+        let error = #expect(throws: ImgToolError.self) { _ = try ImageSource(data: data, name: "bomb.heic") }
+        #expect(error?.code == .corrupt && error?.input == "bomb.heic")
+        // Well-formed files have no such problem.
+        for name in ["gradient", "alpha", "photo"] {
+            let file = Array(try Data(contentsOf: URL(fileURLWithPath: HEIFCodecTests.fixtures + "/heif/\(name).heic")))
+            #expect(HEIFItemGraph(file).problem == nil)
+        }
+        // Cut anywhere, the reader answers without reading past the end.
+        for length in stride(from: 0, to: data.count, by: 7) { _ = HEIFItemGraph(Array(data.prefix(length))).problem }
+    }
+}

@@ -12,6 +12,9 @@ struct HEIFSource: FrameSource {
     /// - Throws: ``ImgToolError``: `unsupportedFormat` when libheif is not installed (naming the
     ///   package) or cannot read the coding; `tooLarge`; `truncated`; `corrupt`.
     init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
+        if let problem = HEIFItemGraph(data).problem {
+            throw ImgToolError(.corrupt, "corrupt HEIF: \(problem) (a grid's tiles must be coded images)")
+        }
         let file = try HEIFFile(data: data)
         let (width, height, bits, hasAlpha) = file.imageInfo
         try limits.checkPixels(width: width, height: height, what: "HEIF image")
