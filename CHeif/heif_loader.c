@@ -201,6 +201,14 @@ int imgtool_heif_decode(
     if (range < 1 || range > 16) range = bits;
     uint32_t max = (1u << range) - 1;
     int premultiplied = p_heif_image_handle_is_premultiplied_alpha(heif->handle);
+    if (!deep && !sixteen && !premultiplied) {
+        // 8-bit samples as they are: rows copied whole.
+        for (int y = 0; y < height; y++)
+            memcpy((uint8_t *)out + (size_t)y * (size_t)width * 4, plane + (size_t)y * (size_t)stride,
+                   (size_t)width * 4);
+        p_heif_image_release(image);
+        return 1;
+    }
     for (int y = 0; y < height; y++) {
         const uint8_t *row = plane + (size_t)y * (size_t)stride;
         for (int x = 0; x < width; x++) {

@@ -434,10 +434,10 @@ struct WebPCodecTests {
         let forced = try await Self.write(lossy, options: ImageWriteOptions(lossless: true))
         #expect(try Self.decode(forced).0.compression == .lossless)
         let gif = WebPTestSource(images: [picture], delays: [.zero])
-        #expect(WebPWriter.isLossless(gif.info))
+        #expect(gif.info.isStoredExactly)
         var jpeg = gif.info
         jpeg.format = ImageFormat(rawValue: "jpeg")
-        #expect(!WebPWriter.isLossless(jpeg))
+        #expect(!jpeg.isStoredExactly)
     }
 
     @Test("the compression level is libwebp's method: 0 to 6, 7-9 as 6; lossless at any level stays exact")

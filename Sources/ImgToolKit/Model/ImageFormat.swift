@@ -58,6 +58,11 @@ public enum ColorType: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// Grey or RGB, with alpha or not (never ``palette``).
+    init(isGray: Bool, hasAlpha: Bool) {
+        self = isGray ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
+    }
+
     /// The colour type for a PNG colour type number, or `nil` for an invalid number.
     public init?(pngCode: Int) {
         guard let match = Self.allCases.first(where: { $0.pngCode == pngCode }) else { return nil }

@@ -92,6 +92,16 @@ public struct ImageInfo: Sendable, Hashable {
 
     /// Whether the image has more than one frame.
     public var isAnimated: Bool { frames.count > 1 }
+
+    /// Whether the pixels are stored exactly: a lossless WebP, and PNG, APNG and GIF. Writers
+    /// that can do both write such a source losslessly by default.
+    var isStoredExactly: Bool {
+        switch compression {
+        case .lossless: true
+        case .lossy, .mixed, .jpegRecompression: false
+        case nil: [.png, .apng, .gif].contains(format)
+        }
+    }
 }
 
 /// How an image's pixels are compressed: whether decoding gives back exactly what was encoded.

@@ -35,13 +35,7 @@ struct AVIFSource: FrameSource {
 
         let isGray = image.yuvFormat == AVIF_PIXEL_FORMAT_YUV400
         let hasAlpha = decoder.hasAlpha
-        let colorType: ColorType =
-            switch (isGray, hasAlpha) {
-            case (true, true): .grayAlpha
-            case (true, false): .gray
-            case (false, true): .rgba
-            case (false, false): .rgb
-            }
+        let colorType = ColorType(isGray: isGray, hasAlpha: hasAlpha)
         let isSequence = frameCount > 1
         let frames = (0..<frameCount).map { index in
             FrameInfo(
@@ -66,7 +60,7 @@ struct AVIFSource: FrameSource {
         info.storedSize = PixelSize(width: storedWidth, height: storedHeight)
         info.appliedOrientation = display.orientation
         let (exif, xmp) = decoder.metadata
-        info.describeMetadata(icc: icc, exif: exif.map(Self.tiff(fromExifItem:)), xmp: xmp)
+        info.describeMetadata(icc: icc, exif: exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: xmp)
         self.info = info
         self.data = data
         self.limits = limits
@@ -79,22 +73,6 @@ struct AVIFSource: FrameSource {
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         try AVIFFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))
-    }
-
-    /// The TIFF bytes of an `Exif` item: libavif hands over the item's payload, which starts with
-    /// a 4-byte offset to the TIFF header (ISO/IEC 23008-12 A.2.1); files that skip the offset
-    /// start with the header itself.
-    static func tiff(fromExifItem payload: [UInt8]) -> [UInt8] {
-        func isTIFF(_ at: Int) -> Bool {
-            payload.count >= at + 4
-                && (payload[at..<at + 4].elementsEqual([0x49, 0x49, 0x2A, 0x00])
-                    || payload[at..<at + 4].elementsEqual([0x4D, 0x4D, 0x00, 0x2A]))
-        }
-        if isTIFF(0) { return payload }
-        guard payload.count >= 4 else { return payload }
-        let offset = Int(payload[0]) << 24 | Int(payload[1]) << 16 | Int(payload[2]) << 8 | Int(payload[3])
-        if offset <= payload.count - 4, isTIFF(4 + offset) { return Array(payload[(4 + offset)...]) }
-        return payload
     }
 }
 

@@ -24,7 +24,7 @@ struct AVIFWriter {
     var xmp: [UInt8]?
 
     init(options: ImageWriteOptions, source info: ImageInfo) {
-        lossless = options.lossless ?? WebPWriter.isLossless(info)
+        lossless = options.lossless ?? info.isStoredExactly
         quality = options.quality ?? 60
         level = options.compressionLevel ?? 4
         background = options.background
@@ -83,17 +83,13 @@ struct AVIFWriter {
         // A still's alpha is known from its pixels; a sequence's from what the source says.
         let hasAlpha = background == nil && !source.isOpaque && (!single || first.image.firstTranslucentRow() != nil)
         var written = 0
-        var elapsed = Duration.zero
-        var elapsedMilliseconds = 0
+        var timeline = MillisecondTimeline()
         var next: Frame? = first
         while let frame = next {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing AVIF frame \(written)") }
             var image = frame.image
             if let background { image = image.flattened(onto: background) }
-            elapsed += frame.info.delay
-            let end = Int((elapsed / .milliseconds(1)).rounded())
-            let duration = max(end - elapsedMilliseconds, 1)
-            elapsedMilliseconds += duration
+            let duration = timeline.duration(of: frame.info.delay)
             try add(
                 image, to: encoder, depth: depth, hasAlpha: hasAlpha, first: written == 0,
                 duration: UInt64(duration), single: single)
@@ -140,22 +136,19 @@ struct AVIFWriter {
         rgb.format = AVIF_RGB_FORMAT_RGBA
         rgb.ignoreAlpha = hasAlpha ? 0 : 1
         rgb.alphaPremultiplied = 0
+        /// Reads the samples in place (8 or 16 bits, as their type is wide).
+        func convert<S>(_ samples: [S]) -> avifResult {
+            rgb.depth = UInt32(MemoryLayout<S>.size * 8)
+            rgb.rowBytes = UInt32(frame.width * 4 * MemoryLayout<S>.size)
+            return samples.withUnsafeBytes { bytes in
+                rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                return avifImageRGBToYUV(image, &rgb)
+            }
+        }
         let converted: avifResult
         switch frame.samples {
-        case .rgba8(let samples):
-            rgb.depth = 8
-            rgb.rowBytes = UInt32(frame.width * 4)
-            converted = samples.withUnsafeBytes { bytes in
-                rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
-                return avifImageRGBToYUV(image, &rgb)
-            }
-        case .rgba16(let samples):
-            rgb.depth = 16
-            rgb.rowBytes = UInt32(frame.width * 8)
-            converted = samples.withUnsafeBytes { bytes in
-                rgb.pixels = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
-                return avifImageRGBToYUV(image, &rgb)
-            }
+        case .rgba8(let samples): converted = convert(samples)
+        case .rgba16(let samples): converted = convert(samples)
         }
         guard converted == AVIF_RESULT_OK else { throw Self.failure(converted, encoder, "convert a frame to YUV") }
         let flags = avifAddImageFlags((single ? AVIF_ADD_IMAGE_FLAG_SINGLE : AVIF_ADD_IMAGE_FLAG_NONE).rawValue)

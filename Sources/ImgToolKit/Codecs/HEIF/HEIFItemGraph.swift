@@ -2,7 +2,7 @@
 /// file: libheif 1.15 recurses without end on a grid whose tiles are themselves derived images
 /// (a grid of grids, or a grid that is its own image's alpha), taking gigabytes and never
 /// returning (FuzzHEIF found one in 4 KB). MIAF allows only coded images as a grid's tiles, so
-/// such a file is refused here. Every read is bounds-checked.
+/// such a file is refused here. Every read is bounds-checked (``ISOBMFF``).
 struct HEIFItemGraph {
     /// Item types by item ID.
     private(set) var types: [UInt32: String] = [:]
@@ -11,37 +11,36 @@ struct HEIFItemGraph {
 
     /// The graph of `data`'s top-level `meta` box; empty when there is none to read.
     init(_ data: [UInt8]) {
-        guard let meta = Self.boxes(in: data, 0..<data.count).first(where: { $0.type == "meta" }) else { return }
-        // `meta` is a full box: version and flags before its children.
-        let children = Self.boxes(in: data, (meta.body.lowerBound + 4)..<meta.body.upperBound)
+        let file = ISOBMFF(data)
+        guard let meta = file.boxes().first(where: { $0.type == "meta" }) else { return }
+        let children = file.children(of: meta, skipping: 4)  // a full box: version and flags first
         if let iinf = children.first(where: { $0.type == "iinf" }),
-            let version = Self.integer(data, iinf.body.lowerBound, 1)
+            let version = file.integer(at: iinf.body.lowerBound, bytes: 1)
         {
-            let start = iinf.body.lowerBound + 4 + (version == 0 ? 2 : 4)
-            for infe in Self.boxes(in: data, start..<iinf.body.upperBound) where infe.type == "infe" {
-                guard let infeVersion = Self.integer(data, infe.body.lowerBound, 1), infeVersion >= 2 else { continue }
-                let idBytes = infeVersion == 2 ? 2 : 4
-                let at = infe.body.lowerBound + 4
-                guard let id = Self.integer(data, at, idBytes), let type = Self.fourCC(data, at + idBytes + 2) else {
+            for infe in file.children(of: iinf, skipping: 4 + (version == 0 ? 2 : 4)) where infe.type == "infe" {
+                guard let infeVersion = file.integer(at: infe.body.lowerBound, bytes: 1), infeVersion >= 2 else {
                     continue
                 }
+                let idBytes = infeVersion == 2 ? 2 : 4
+                let at = infe.body.lowerBound + 4
+                guard let id = file.integer(at: at, bytes: idBytes), let type = file.fourCC(at: at + idBytes + 2)
+                else { continue }
                 types[UInt32(truncatingIfNeeded: id)] = type
             }
         }
         if let iref = children.first(where: { $0.type == "iref" }),
-            let version = Self.integer(data, iref.body.lowerBound, 1)
+            let version = file.integer(at: iref.body.lowerBound, bytes: 1)
         {
             let idBytes = version == 0 ? 2 : 4
-            for reference in Self.boxes(in: data, (iref.body.lowerBound + 4)..<iref.body.upperBound)
-            where reference.type == "dimg" {
+            for reference in file.children(of: iref, skipping: 4) where reference.type == "dimg" {
                 var at = reference.body.lowerBound
-                guard let from = Self.integer(data, at, idBytes), let count = Self.integer(data, at + idBytes, 2) else {
-                    continue
-                }
+                guard let from = file.integer(at: at, bytes: idBytes),
+                    let count = file.integer(at: at + idBytes, bytes: 2)
+                else { continue }
                 at += idBytes + 2
                 var targets: [UInt32] = []
                 for _ in 0..<min(count, 4096) {
-                    guard let to = Self.integer(data, at, idBytes) else { break }
+                    guard let to = file.integer(at: at, bytes: idBytes) else { break }
                     targets.append(UInt32(truncatingIfNeeded: to))
                     at += idBytes
                 }
@@ -63,42 +62,5 @@ struct HEIFItemGraph {
             }
         }
         return nil
-    }
-
-    private struct Box {
-        var type: String
-        var body: Range<Int>
-    }
-
-    private static func boxes(in data: [UInt8], _ range: Range<Int>) -> [Box] {
-        var found: [Box] = []
-        var at = range.lowerBound
-        while at >= 0, at + 8 <= range.upperBound, found.count < 65536 {
-            guard let size32 = integer(data, at, 4), let type = fourCC(data, at + 4) else { break }
-            var header = 8
-            var size = size32
-            if size32 == 1 {
-                guard let large = integer(data, at + 8, 8) else { break }
-                header = 16
-                size = large
-            } else if size32 == 0 {
-                size = range.upperBound - at
-            }
-            guard size >= header, size <= range.upperBound - at else { break }
-            found.append(Box(type: type, body: (at + header)..<(at + size)))
-            at += size
-        }
-        return found
-    }
-
-    private static func integer(_ data: [UInt8], _ at: Int, _ bytes: Int) -> Int? {
-        guard at >= 0, bytes <= 8, at + bytes <= data.count else { return nil }
-        let value = data[at..<at + bytes].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return value > UInt64(Int.max) ? nil : Int(value)
-    }
-
-    private static func fourCC(_ data: [UInt8], _ at: Int) -> String? {
-        guard at >= 0, at + 4 <= data.count else { return nil }
-        return String(decoding: data[at..<at + 4], as: UTF8.self)
     }
 }

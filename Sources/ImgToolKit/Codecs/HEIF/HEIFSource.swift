@@ -26,7 +26,7 @@ struct HEIFSource: FrameSource {
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: width, height: height),
                     disposal: .none, blend: .source)
             ])
-        info.describeMetadata(icc: file.icc, exif: file.exif.map(AVIFSource.tiff(fromExifItem:)), xmp: nil)
+        info.describeMetadata(icc: file.icc, exif: file.exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: nil)
         self.info = info
         self.file = file
         self.hasAlpha = hasAlpha

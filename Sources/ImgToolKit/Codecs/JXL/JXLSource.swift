@@ -57,13 +57,7 @@ struct JXLSource: JPEGBitstreamSource {
         }
         let hasAlpha = basic.alpha_bits > 0
         let isGray = basic.num_color_channels == 1
-        let colorType: ColorType =
-            switch (isGray, hasAlpha) {
-            case (true, true): .grayAlpha
-            case (true, false): .gray
-            case (false, true): .rgba
-            case (false, false): .rgb
-            }
+        let colorType = ColorType(isGray: isGray, hasAlpha: hasAlpha)
         let plays = animated ? Int(basic.animation.num_loops) : 1
         var info = ImageInfo(
             format: .jxl, width: width, height: height, bitDepth: Int(basic.bits_per_sample), colorType: colorType,
@@ -101,25 +95,7 @@ struct JXLSource: JPEGBitstreamSource {
     /// it was recompressed from a JPEG. Only the top-level boxes are read.
     static func hasReconstructionData(_ data: [UInt8]) -> Bool {
         let signature: [UInt8] = [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
-        guard data.starts(with: signature) else { return false }
-        var at = 0
-        while at + 8 <= data.count {
-            let size32 = data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = data[at + 4..<at + 8]
-            if type.elementsEqual("jbrd".utf8) { return true }
-            var size = size32
-            if size32 == 1 {
-                guard at + 16 <= data.count else { return false }
-                let large = data[at + 8..<at + 16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                guard large <= UInt64(data.count - at) else { return false }
-                size = Int(large)
-            } else if size32 == 0 {
-                return false
-            }
-            guard size >= 8 else { return false }
-            at += size
-        }
-        return false
+        return data.starts(with: signature) && ISOBMFF(data).boxes().contains { $0.type == "jbrd" }
     }
 
     /// `ticks` at `tps` ticks per second (a fraction), exactly to the attosecond.
@@ -136,12 +112,11 @@ struct JXLSource: JPEGBitstreamSource {
 }
 
 /// Decodes the frames of a ``JXLSource`` in order with a libjxl decoder of its own (its thread
-/// pool as large as the machine), one canvas in memory at a time.
+/// pool as large as the machine), each straight into the storage of the frame it returns.
 final class JXLFrameReader: FrameReader {
     private let source: JXLSource
     private let depth: SampleDepth
     private let decoder: JXLDecoder
-    private let buffer: UnsafeMutableRawBufferPointer
     private var index = 0
     private var failure: ImgToolError?
 
@@ -150,41 +125,39 @@ final class JXLFrameReader: FrameReader {
         self.depth = depth
         decoder = try JXLDecoder(
             data: source.data, events: Int32(JXL_DEC_FULL_IMAGE.rawValue), threads: availableProcessors)
-        let bytes = source.info.width * source.info.height * 4 * (depth == .sixteen ? 2 : 1)
-        buffer = .allocate(byteCount: max(bytes, 1), alignment: 64)
-    }
-
-    deinit {
-        buffer.deallocate()
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {
         if let failure { throw failure }
         guard index < source.info.frames.count else { return nil }
         do throws(ImgToolError) {
-            while true {
-                if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before JPEG XL frame \(index)") }
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before JPEG XL frame \(index)") }
+            let missing = ImgToolError(.truncated, "truncated JPEG XL: frame \(index) is missing")
+            waiting: while true {
                 switch try decoder.next("frame \(index)") {
-                case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
-                    try decoder.setImageBuffer(buffer, depth: depth)
-                case JXL_DEC_FULL_IMAGE:
-                    let width = source.info.width
-                    let height = source.info.height
-                    let buffer = self.buffer
-                    var image = PixelBuffer(width: width, height: height, depth: depth) { target in
-                        target.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<target.count]))
-                    }
-                    image.metadata = ImageMetadata(
-                        format: .jxl, bitDepth: source.info.bitDepth, colorType: source.info.colorType,
-                        color: source.info.color)
-                    defer { index += 1 }
-                    return Frame(info: source.info.frames[index], image: image)
-                case JXL_DEC_SUCCESS:
-                    throw ImgToolError(.truncated, "truncated JPEG XL: frame \(index) is missing")
-                default:
-                    continue
+                case JXL_DEC_NEED_IMAGE_OUT_BUFFER: break waiting
+                case JXL_DEC_SUCCESS: throw missing
+                default: continue
                 }
             }
+            // libjxl writes the frame into the buffer's own storage, until it reports it whole.
+            let (decoder, index) = (decoder, index)
+            var image = try PixelBuffer(width: source.info.width, height: source.info.height, depth: depth) {
+                (target) throws(ImgToolError) in
+                try decoder.setImageBuffer(target, depth: depth)
+                while true {
+                    switch try decoder.next("frame \(index)") {
+                    case JXL_DEC_FULL_IMAGE: return
+                    case JXL_DEC_SUCCESS: throw missing
+                    default: continue
+                    }
+                }
+            }
+            image.metadata = ImageMetadata(
+                format: .jxl, bitDepth: source.info.bitDepth, colorType: source.info.colorType, color: source.info.color
+            )
+            defer { self.index += 1 }
+            return Frame(info: source.info.frames[index], image: image)
         } catch {
             failure = error
             throw error

@@ -43,7 +43,7 @@ struct JXLWriter {
         level = options.compressionLevel ?? 4
         plays = options.plays
         background = options.background
-        sourceIsLossless = WebPWriter.isLossless(info)
+        sourceIsLossless = info.isStoredExactly
         if case .keep = options.profile { keepsProfile = true } else { keepsProfile = false }
     }
 
@@ -172,36 +172,28 @@ struct JXLWriter {
         }
 
         var written = 0
-        var elapsed = Duration.zero
-        var elapsedMilliseconds = 0
+        var timeline = MillisecondTimeline()
         var next: Frame? = first
         while let frame = next {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing JPEG XL frame \(written)") }
             var image = frame.image
             if let background { image = image.flattened(onto: background) }
             if animated {
-                elapsed += frame.info.delay
-                let end = Int((elapsed / .milliseconds(1)).rounded())
                 var header = JxlFrameHeader()
                 JxlEncoderInitFrameHeader(&header)
                 // A frame of 0 ticks would be a layer of the next one, not a frame: 1 ms at least.
-                let duration = max(end - elapsedMilliseconds, 1)
-                header.duration = UInt32(clamping: duration)
-                elapsedMilliseconds += duration
+                header.duration = UInt32(clamping: timeline.duration(of: frame.info.delay))
                 try session.check(JxlEncoderSetFrameHeader(settings, &header), "take frame \(written)'s header")
             }
-            let channels = hasAlpha ? [0, 1, 2, 3] : [0, 1, 2]
             var format = JxlPixelFormat(
-                num_channels: UInt32(channels.count), data_type: deep ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
+                num_channels: hasAlpha ? 4 : 3, data_type: deep ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
                 endianness: JXL_NATIVE_ENDIAN, align: 0)
             let added: JxlEncoderStatus
             switch image.samples {
             case .rgba8(let samples):
-                let picked = channels.count == 4 ? samples : Self.channels(channels, of: samples)
-                added = picked.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+                added = Self.add(hasAlpha ? samples : Self.droppingAlpha(samples), to: settings, as: &format)
             case .rgba16(let samples):
-                let picked = channels.count == 4 ? samples : Self.channels(channels, of: samples)
-                added = picked.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+                added = Self.add(hasAlpha ? samples : Self.droppingAlpha(samples), to: settings, as: &format)
             }
             try session.check(added, "encode frame \(written)")
             written += 1
@@ -212,19 +204,25 @@ struct JXLWriter {
         try sink.append(try session.output())
     }
 
-    /// The `channels` (0 R, 1 G, 2 B, 3 A) of every RGBA pixel of `samples`, interleaved.
-    private static func channels<S>(_ channels: [Int], of samples: [S]) -> [S] {
+    /// Hands libjxl one frame's interleaved samples.
+    private static func add<S>(_ samples: [S], to settings: OpaquePointer, as format: inout JxlPixelFormat)
+        -> JxlEncoderStatus
+    {
+        samples.withUnsafeBytes { JxlEncoderAddImageFrame(settings, &format, $0.baseAddress, $0.count) }
+    }
+
+    /// The red, green and blue samples of every RGBA pixel of `samples`.
+    private static func droppingAlpha<S>(_ samples: [S]) -> [S] {
         let pixels = samples.count / 4
-        let count = channels.count
-        return [S](unsafeUninitializedCapacity: pixels * count) { out, initialized in
+        return [S](unsafeUninitializedCapacity: pixels * 3) { out, initialized in
             samples.withUnsafeBufferPointer { rgba in
                 for pixel in 0..<pixels {
-                    for (position, channel) in channels.enumerated() {
-                        out[pixel * count + position] = rgba[pixel * 4 + channel]
-                    }
+                    out[pixel * 3] = rgba[pixel * 4]
+                    out[pixel * 3 + 1] = rgba[pixel * 4 + 1]
+                    out[pixel * 3 + 2] = rgba[pixel * 4 + 2]
                 }
             }
-            initialized = pixels * count
+            initialized = pixels * 3
         }
     }
 

@@ -38,20 +38,11 @@ struct WebPWriter {
 
     /// The settings for `options`, with the defaults taken from the source's `info`.
     init(options: ImageWriteOptions, source info: ImageInfo) {
-        lossless = options.lossless ?? Self.isLossless(info)
+        lossless = options.lossless ?? info.isStoredExactly
         quality = options.quality ?? 75
         method = options.compressionLevel.map { min($0, 6) } ?? 4
         plays = options.plays
         background = options.background
-    }
-
-    /// Whether an image's pixels are stored exactly: a lossless WebP, and PNG, APNG and GIF.
-    static func isLossless(_ info: ImageInfo) -> Bool {
-        switch info.compression {
-        case .lossless: true
-        case .lossy, .mixed, .jpegRecompression: false
-        case nil: [.png, .apng, .gif].contains(info.format)
-        }
     }
 
     /// Encodes `source` into `sink`: a still WebP for a one-frame source, else an animation.
