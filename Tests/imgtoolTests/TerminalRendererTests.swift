@@ -5,6 +5,20 @@ import Testing
 
 @Suite("Terminal drawing: area scaling, half-block diffing, kitty and sixel encoding", .timeLimit(.minutes(5)))
 struct TerminalRendererTests {
+    @Test("the status line drops counters, then the key hint, before it cuts the text")
+    func statusLineFits() {
+        let essentials = ["frame 1/1", "loop 2400/∞"]
+        let counters = ["10.0 fps", "late 301", "dropped 0"]
+        let fit = { StatusLine.fitted(essentials, counters: counters, hint: "q quits", width: $0) }
+        #expect(fit(80) == "frame 1/1  loop 2400/∞  10.0 fps  late 301  dropped 0  q quits")
+        // 60 columns: the full line is 62 wide; the last counter goes, the hint stays
+        #expect(fit(60) == "frame 1/1  loop 2400/∞  10.0 fps  late 301  q quits")
+        #expect(fit(32) == "frame 1/1  loop 2400/∞  q quits")
+        #expect(fit(30) == "frame 1/1  loop 2400/∞")
+        #expect(fit(12) == "frame 1/1  l")
+        #expect(fit(0) == "")
+    }
+
     @Test("area averaging covers fractional source pixels and composites over black")
     func areaAverage() {
         // 3x1: red, green, blue at full alpha; 2x1 output takes 1.5 source pixels each.

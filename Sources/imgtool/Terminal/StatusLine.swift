@@ -24,6 +24,22 @@ struct StatusLine {
         }
         Console.errorText(line)
     }
+
+    /// The line `essentials  counters  hint`, fitted to `width` columns: counters are dropped from
+    /// the last while the line is too wide, then the hint, and only then is the text cut. So a
+    /// narrow terminal, or a long run whose counts grew, still shows where the player is and how
+    /// to quit it.
+    static func fitted(_ essentials: [String], counters: [String], hint: String, width: Int) -> String {
+        let width = max(width, 0)
+        var counters = counters
+        while true {
+            let line = (essentials + counters + [hint]).joined(separator: "  ")
+            if line.count <= width { return line }
+            if counters.isEmpty { break }
+            counters.removeLast()
+        }
+        return String(essentials.joined(separator: "  ").prefix(width))
+    }
 }
 
 /// `merge: writing frame 37 of 200` on stderr while a long animation is written.

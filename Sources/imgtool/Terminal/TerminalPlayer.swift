@@ -175,13 +175,17 @@ final class TerminalPlayer {
         dropped += frame.droppedBefore
         if frame.lateness > AnimationScheduler<ContinuousClock>.lateThreshold { late += 1 }
         let plays = options.plays ?? source.info.plays
-        let status =
-            "frame \(frame.index + 1)/\(source.info.frameCount)  loop \(frame.play + 1)/\(plays == 0 ? "∞" : String(plays))"
-            + "  \(String(format1: recorder.stats.recentFPS)) fps  late \(late)  dropped \(dropped)  q quits"
+        let status = StatusLine.fitted(
+            [
+                "frame \(frame.index + 1)/\(source.info.frameCount)",
+                "loop \(frame.play + 1)/\(plays == 0 ? "∞" : String(plays))",
+            ],
+            counters: ["\(String(format1: recorder.stats.recentFPS)) fps", "late \(late)", "dropped \(dropped)"],
+            hint: "q quits", width: current.statusWidth)
         if status != lastStatus || !out.isEmpty {
             Escape.moveCursor(row: current.statusRow, column: 1, into: &out)
             out += Array("\u{1B}[0m\u{1B}[2K".utf8)
-            out += Array(status.prefix(current.statusWidth).utf8)
+            out += Array(status.utf8)
             renderer.resetColors()
             lastStatus = status
         }
