@@ -438,10 +438,6 @@ imgtool_png_status imgtool_png_writer_begin(imgtool_png_writer *writer, const im
     png_infop info = writer->info;
     if (setjmp(png_jmpbuf(png))) return writer_failure(writer);
 
-    png_set_compression_level(png, params->compression_level);
-    png_set_compression_strategy(png, params->compression_strategy);
-    png_set_compression_buffer_size(png, 1u << 17);  // fewer, larger IDAT chunks
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, params->filters);
     png_set_IHDR(png, info, params->width, params->height, params->bit_depth, params->color_type,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
     if (params->color_type == PNG_COLOR_TYPE_PALETTE) {
@@ -470,37 +466,27 @@ imgtool_png_status imgtool_png_writer_begin(imgtool_png_writer *writer, const im
         at += 8 + length;
     }
     png_write_info(png, info);
-    if (params->bit_depth == 16) {
-        const uint16_t probe = 1;
-        if (*(const uint8_t *)&probe == 1) png_set_swap(png);  // our samples are host-order
-    }
     writer->height = params->height;
     return IMGTOOL_PNG_OK;
 }
 
-imgtool_png_status imgtool_png_writer_write_rows(imgtool_png_writer *writer, const uint8_t *rows, size_t stride,
-                                                 uint32_t row_count) {
-    if (writer == NULL || rows == NULL || writer->failed || row_count > writer->height - writer->next_row) {
+imgtool_png_status imgtool_png_writer_finish_with_stream(imgtool_png_writer *writer, const uint8_t *stream,
+                                                         size_t length, size_t chunk_bytes) {
+    if (writer == NULL || writer->failed || writer->height == 0 || writer->next_row != 0 || chunk_bytes == 0 ||
+        chunk_bytes > PNG_UINT_31_MAX || (stream == NULL && length > 0)) {
         return IMGTOOL_PNG_MISUSE;
     }
     png_structp png = writer->png;
     if (setjmp(png_jmpbuf(png))) return writer_failure(writer);
 
-    for (uint32_t row = 0; row < row_count; row++) {
-        png_write_row(png, rows + (size_t)row * stride);
+    static const png_byte idat[5] = {'I', 'D', 'A', 'T', 0}, iend[5] = {'I', 'E', 'N', 'D', 0};
+    for (size_t offset = 0; offset < length;) {
+        size_t count = length - offset < chunk_bytes ? length - offset : chunk_bytes;
+        png_write_chunk(png, idat, stream + offset, count);
+        offset += count;
     }
-    writer->next_row += row_count;
-    return IMGTOOL_PNG_OK;
-}
-
-imgtool_png_status imgtool_png_writer_finish(imgtool_png_writer *writer) {
-    if (writer == NULL || writer->failed || writer->height == 0 || writer->next_row != writer->height) {
-        return IMGTOOL_PNG_MISUSE;
-    }
-    png_structp png = writer->png;
-    if (setjmp(png_jmpbuf(png))) return writer_failure(writer);
-
-    png_write_end(png, NULL);
+    png_write_chunk(png, iend, NULL, 0);
+    writer->next_row = writer->height;
     return IMGTOOL_PNG_OK;
 }
 

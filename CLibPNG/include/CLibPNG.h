@@ -121,19 +121,12 @@ const char *imgtool_png_reader_warnings(const imgtool_png_reader *reader);
 /// Frees the reader and everything libpng allocated for it. NULL is allowed.
 void imgtool_png_reader_destroy(imgtool_png_reader *reader);
 
-/// How to encode an image. Rows are given already packed for `bit_depth` and `color_type`
-/// (16-bit samples in native byte order; the shim swaps them to PNG's big-endian order).
+/// The header of an image to encode; its data comes compressed (`imgtool_png_deflate_block`).
 typedef struct {
     uint32_t width;
     uint32_t height;
     int bit_depth;
     int color_type;
-    /// zlib level 0-9.
-    int compression_level;
-    /// zlib strategy (Z_DEFAULT_STRATEGY 0, Z_FILTERED 1, Z_HUFFMAN_ONLY 2, Z_RLE 3).
-    int compression_strategy;
-    /// PNG_FILTER_* flags (PNG_ALL_FILTERS is 0xf8, PNG_FILTER_NONE 0x08).
-    int filters;
     /// Palette as RGB triples (palette images only).
     const uint8_t *palette_rgb;
     int palette_count;
@@ -166,18 +159,55 @@ imgtool_png_writer *imgtool_png_writer_create(imgtool_png_sink *sink);
 /// Writes the signature, IHDR, PLTE and tRNS (`png_write_info`) for `params`.
 imgtool_png_status imgtool_png_writer_begin(imgtool_png_writer *writer, const imgtool_png_write_params *params);
 
-/// Writes `row_count` rows from `rows`, `stride` bytes apart, packed as `params` says.
-imgtool_png_status imgtool_png_writer_write_rows(imgtool_png_writer *writer, const uint8_t *rows, size_t stride,
-                                                 uint32_t row_count);
-
-/// Writes IEND (`png_write_end`) after the last row.
-imgtool_png_status imgtool_png_writer_finish(imgtool_png_writer *writer);
-
 /// Frees the writer. NULL is allowed.
 void imgtool_png_writer_destroy(imgtool_png_writer *writer);
 
 /// Frees a memory sink's buffer.
 void imgtool_png_sink_free(imgtool_png_sink *sink);
+
+/// One block of a PNG's image data, deflated on its own (see png_deflate.c): rows
+/// `dictionary_rows ..< dictionary_rows + block_rows` of `rows` are filtered and compressed; the
+/// rows before them are filtered only to prime the compressor with the last 32 KiB before the
+/// block. Rows are packed as stored (16-bit samples big-endian).
+typedef struct {
+    /// The unfiltered row above `rows[0]`, or NULL when `rows[0]` is the image's first row.
+    const uint8_t *above;
+    const uint8_t *rows;
+    size_t stride;
+    /// Bytes of one packed row, without the filter byte.
+    size_t row_bytes;
+    /// Filter distance: bytes per pixel, at least 1.
+    uint32_t bytes_per_pixel;
+    uint32_t dictionary_rows;
+    uint32_t block_rows;
+    /// Non-zero: each row takes the best of the five filters (libpng's heuristic); zero: none.
+    int adaptive;
+    int level;
+    int strategy;
+    /// Non-zero for the image's last block, which ends the deflate stream; others end with a
+    /// sync flush.
+    int is_last;
+} imgtool_png_block_params;
+
+/// A compressed block: raw deflate data (freed with `imgtool_png_buffer_free`) and the Adler-32
+/// of the filtered bytes it holds.
+typedef struct {
+    uint8_t *data;
+    size_t length;
+    uint32_t adler;
+    size_t filtered_length;
+} imgtool_png_block;
+
+/// Filters and deflates one block. `IMGTOOL_PNG_TOO_LARGE` when memory runs out.
+imgtool_png_status imgtool_png_deflate_block(const imgtool_png_block_params *params, imgtool_png_block *block);
+
+/// zlib's `adler32_combine`: the Adler-32 of two byte runs one after the other.
+uint32_t imgtool_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
+
+/// After `imgtool_png_writer_begin`: writes `length` bytes of zlib stream as IDAT chunks of at
+/// most `chunk_bytes`, then IEND.
+imgtool_png_status imgtool_png_writer_finish_with_stream(imgtool_png_writer *writer, const uint8_t *stream,
+                                                         size_t length, size_t chunk_bytes);
 
 /// libpng's version string, as compiled against.
 const char *imgtool_png_version(void);

@@ -10,8 +10,8 @@
 /// whole, as the default image (IDAT), and every later frame as the smallest rectangle that
 /// differs from the frame before it (`dispose_op` none, `blend_op` source), so the file decodes
 /// to exactly the frames given, and a frame that changes a few pixels costs a few bytes. Each
-/// rectangle is compressed by libpng (through ``PNGEncoder``) and its zlib stream moved into
-/// fdAT chunks. A delay is written as an exact fraction when it has one with 16-bit terms,
+/// rectangle is filtered and compressed as ``PNGEncoder`` does a still's rows, into fdAT
+/// chunks. A delay is written as an exact fraction when it has one with 16-bit terms,
 /// otherwise in milliseconds chosen so that frame start times never drift.
 ///
 /// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
@@ -53,7 +53,7 @@ public final class APNGWriter {
     private var sequenceNumber: UInt32 = 0
     private var finished = false
 
-    /// Largest chunk written: libpng's own IDAT chunks are regrouped into chunks of this size.
+    /// Largest IDAT or fdAT chunk written.
     static let chunkBytes = 1 << 20
 
     /// Starts an animation that goes to the open file descriptor `fileDescriptor` (not closed
@@ -193,17 +193,9 @@ public final class APNGWriter {
         var layout: PNGLayout
         var encoder: PNGEncoder
 
-        /// The zlib stream libpng makes of the pixels stored as `layout`: the data of its IDAT chunks.
+        /// The zlib stream of the pixels stored as `layout`: the data of its IDAT or fdAT chunks.
         func compressed() throws(ImgToolError) -> CompressedFrame {
-            let png = try encoder.encode(pixels, layout: layout)
-            var stream: [UInt8] = []
-            var offset = 8
-            while offset < png.count {
-                let chunk = try PNGChunk.read(in: png, at: offset)
-                if chunk.type == .idat { stream.append(contentsOf: png[chunk.data]) }
-                offset = chunk.end
-            }
-            return CompressedFrame(region: region, delay: delay, stream: stream)
+            CompressedFrame(region: region, delay: delay, stream: try encoder.zlibStream(of: pixels, layout: layout))
         }
     }
 

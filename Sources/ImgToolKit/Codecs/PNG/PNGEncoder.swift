@@ -143,11 +143,7 @@ public struct PNGEncoder: Sendable {
         guard image.width > 0, image.height > 0 else {
             throw ImgToolError(.invalidArgument, "cannot encode an empty \(image.width)x\(image.height) image as PNG")
         }
-        let packer = RowPacker(layout: layout, width: image.width)
-        let (level, chosenStrategy) = settings(for: image, layout: layout)
-        // Palette and low-depth images compress best unfiltered; others with adaptive filters.
-        let filters: Int32 = layout.colorType == .palette || layout.bitDepth < 8 ? 0x08 : 0xf8
-
+        let stream = try zlibStream(of: image, layout: layout)
         let paletteRGB = layout.palette.flatMap {
             [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0 >> 16)]
         }
@@ -168,9 +164,6 @@ public struct PNGEncoder: Sendable {
                         params.height = UInt32(image.height)
                         params.bit_depth = Int32(layout.bitDepth)
                         params.color_type = Int32(layout.colorType.pngCode)
-                        params.compression_level = Int32(level)
-                        params.compression_strategy = chosenStrategy.zlibValue
-                        params.filters = filters
                         params.palette_rgb = rgb.baseAddress
                         params.palette_count = Int32(layout.palette.count)
                         params.palette_alpha = alpha.baseAddress
@@ -181,11 +174,30 @@ public struct PNGEncoder: Sendable {
                     }
                 }
             }
-            try packer.forEachBand(of: image) { rows, stride, count throws(ImgToolError) in
-                try check(imgtool_png_writer_write_rows(writer, rows, stride, UInt32(count)), sink: sinkPointer)
+            try stream.withUnsafeBufferPointer { stream throws(ImgToolError) in
+                try check(
+                    imgtool_png_writer_finish_with_stream(writer, stream.baseAddress, stream.count, Self.chunkBytes),
+                    sink: sinkPointer)
             }
-            try check(imgtool_png_writer_finish(writer), sink: sinkPointer)
         }
+    }
+
+    /// Largest IDAT chunk written.
+    static let chunkBytes = 1 << 17
+
+    /// The zlib stream of `image`'s rows stored as `layout` (the data of its IDAT or fdAT
+    /// chunks), compressed on up to `threads` threads by ``PNGDeflater`` in blocks of about
+    /// `blockBytes`; the same bytes whatever `threads` is.
+    func zlibStream(
+        of image: PixelBuffer, layout: PNGLayout, threads: Int = availableProcessors,
+        blockBytes: Int = PNGDeflater.defaultBlockBytes
+    ) throws(ImgToolError) -> [UInt8] {
+        let (level, strategy) = settings(for: image, layout: layout)
+        // Palette and low-depth images compress best unfiltered; others with adaptive filters.
+        let deflater = PNGDeflater(
+            packer: RowPacker(layout: layout, width: image.width), level: level, strategy: strategy,
+            adaptiveFilters: layout.colorType != .palette && layout.bitDepth >= 8, blockBytes: blockBytes)
+        return try deflater.stream(of: image, threads: threads)
     }
 
     private func check(_ status: imgtool_png_status, sink: UnsafeMutablePointer<imgtool_png_sink>) throws(ImgToolError)

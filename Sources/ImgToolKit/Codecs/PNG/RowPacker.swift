@@ -1,47 +1,38 @@
-/// Turns RGBA rows into the stored rows of a ``PNGLayout``, a band at a time, so encoding
-/// needs at most one band of scratch memory on top of the image.
-struct RowPacker {
+/// Turns RGBA rows into the stored rows of a ``PNGLayout`` (16-bit samples big-endian, as PNG
+/// stores them), a range of rows at a time, so encoding needs scratch memory for a block of rows
+/// on top of the image, never a second image.
+struct RowPacker: Sendable {
     let layout: PNGLayout
     let width: Int
+    /// Bytes of a packed row.
+    let rowBytes: Int
+    private let table: (keys: [UInt32], values: [UInt8], used: [Bool])?
 
-    /// Rows per band handed to libpng.
-    private static let bandRows = 64
+    init(layout: PNGLayout, width: Int) {
+        self.layout = layout
+        self.width = width
+        rowBytes = layout.rowBytes(width: width)
+        table = layout.colorType == .palette ? ColorSet.indexTable(for: layout.palette) : nil
+    }
 
-    /// Calls `body(rows, stride, count)` for consecutive bands covering every row.
-    func forEachBand(
-        of image: PixelBuffer,
-        _ body: (UnsafePointer<UInt8>, Int, Int) throws(ImgToolError) -> Void
-    ) throws(ImgToolError) {
-        let stride = layout.rowBytes(width: width)
-        switch image.samples {
-        case .rgba8(let samples) where layout.colorType == .rgba && layout.bitDepth == 8:
-            // Stored exactly as held: hand libpng the buffer itself.
-            try samples.withUnsafeBufferPointer { buffer throws(ImgToolError) in
-                guard let base = buffer.baseAddress else { return }
-                try body(base, stride, image.height)
+    /// Calls `body` with rows `rows` of `image` packed, ``rowBytes`` apart; the pointer is valid
+    /// only inside `body`. 8-bit RGBA stored as such is handed over without a copy.
+    func withRows<Result>(
+        _ rows: Range<Int>, of image: PixelBuffer,
+        _ body: (UnsafePointer<UInt8>) throws(ImgToolError) -> Result
+    ) throws(ImgToolError) -> Result {
+        if case .rgba8(let samples) = image.samples, layout.colorType == .rgba, layout.bitDepth == 8 {
+            return try samples.withUnsafeBufferPointer { buffer throws(ImgToolError) in
+                try body(buffer.baseAddress.unsafelyUnwrapped + rows.lowerBound * rowBytes)
             }
-        case .rgba16(let samples) where layout.colorType == .rgba && layout.bitDepth == 16:
-            try samples.withUnsafeBufferPointer { buffer throws(ImgToolError) in
-                guard let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: UInt8.self) else {
-                    return
-                }
-                try body(base, stride, image.height)
+        }
+        var scratch = [UInt8](repeating: 0, count: rowBytes * rows.count)
+        return try scratch.withUnsafeMutableBufferPointer { out throws(ImgToolError) in
+            let base = out.baseAddress.unsafelyUnwrapped
+            for (offset, row) in rows.enumerated() {
+                pack(row: row, of: image, into: base + offset * rowBytes, table: table)
             }
-        default:
-            var scratch = [UInt8](repeating: 0, count: stride * Self.bandRows)
-            let table = layout.colorType == .palette ? ColorSet.indexTable(for: layout.palette) : nil
-            var row = 0
-            while row < image.height {
-                let count = min(Self.bandRows, image.height - row)
-                try scratch.withUnsafeMutableBufferPointer { out throws(ImgToolError) in
-                    guard let outBase = out.baseAddress else { return }
-                    for band in 0..<count {
-                        pack(row: row + band, of: image, into: outBase + band * stride, table: table)
-                    }
-                    try body(outBase, stride, count)
-                }
-                row += count
-            }
+            return try body(UnsafePointer(base))
         }
     }
 
@@ -133,16 +124,16 @@ struct RowPacker {
         out.withMemoryRebound(to: UInt16.self, capacity: width * channels) { words in
             for x in 0..<width {
                 switch layout.colorType {
-                case .gray: words[x] = p[x * 4]
+                case .gray: words[x] = p[x * 4].bigEndian
                 case .grayAlpha:
-                    words[x * 2] = p[x * 4]
-                    words[x * 2 + 1] = p[x * 4 + 3]
+                    words[x * 2] = p[x * 4].bigEndian
+                    words[x * 2 + 1] = p[x * 4 + 3].bigEndian
                 case .rgb:
-                    words[x * 3] = p[x * 4]
-                    words[x * 3 + 1] = p[x * 4 + 1]
-                    words[x * 3 + 2] = p[x * 4 + 2]
+                    words[x * 3] = p[x * 4].bigEndian
+                    words[x * 3 + 1] = p[x * 4 + 1].bigEndian
+                    words[x * 3 + 2] = p[x * 4 + 2].bigEndian
                 default:
-                    for c in 0..<4 { words[x * 4 + c] = p[x * 4 + c] }
+                    for c in 0..<4 { words[x * 4 + c] = p[x * 4 + c].bigEndian }
                 }
             }
         }

@@ -1,0 +1,169 @@
+// Parallel deflate for the PNG writer, pigz's method: the filtered rows of an image are cut into
+// blocks at row boundaries; each block is compressed on its own, as raw deflate primed with the
+// last 32 KiB of filtered data before it (deflateSetDictionary), and ends with a sync flush so
+// the next block's bits start on a byte. The blocks, in order, between a zlib header and the
+// combined Adler-32 of every block, are one zlib stream, valid for any inflater.
+//
+// A block filters its own dictionary rows again instead of waiting for the block before, so
+// blocks depend on nothing but the rows: any number of threads makes the same bytes.
+//
+// No libpng here (and no setjmp): filtering is done by hand, with libpng's adaptive heuristic
+// (the filter whose output has the smallest sum of bytes taken as signed magnitudes; ties to the
+// earlier of None, Sub, Up, Average, Paeth), so the rows compress as libpng's would.
+
+#include "CLibPNG.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+enum { WINDOW = 32768, BAND_ROWS = 16 };
+
+static inline unsigned magnitude(uint8_t v) { return v < 128 ? v : 256u - v; }
+
+static inline uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
+    int p = (int)a + b - c;
+    int pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    if (pa <= pb && pa <= pc) return a;
+    return pb <= pc ? b : c;
+}
+
+// Filters `row` (whose unfiltered predecessor is `above`, NULL for the first row of the image)
+// into `out`: the filter type byte, then `length` bytes. `trial` is scratch of `length` bytes.
+static void filter_row(const uint8_t *row, const uint8_t *above, size_t length, size_t bpp, int adaptive,
+                       uint8_t *out, uint8_t *trial) {
+    if (!adaptive) {
+        out[0] = 0;
+        memcpy(out + 1, row, length);
+        return;
+    }
+    // None
+    unsigned long best_sum = 0;
+    for (size_t i = 0; i < length; i++) best_sum += magnitude(row[i]);
+    out[0] = 0;
+    memcpy(out + 1, row, length);
+    // Sub, Up, Average, Paeth, in libpng's order; a filter replaces the best only when smaller.
+    for (int type = 1; type <= 4; type++) {
+        unsigned long sum = 0;
+        size_t i = 0;
+        switch (type) {
+        case 1:
+            for (; i < bpp && i < length; i++) sum += magnitude(trial[i] = row[i]);
+            for (; i < length; i++) sum += magnitude(trial[i] = (uint8_t)(row[i] - row[i - bpp]));
+            break;
+        case 2:
+            if (above == NULL) {
+                for (; i < length; i++) sum += magnitude(trial[i] = row[i]);
+            } else {
+                for (; i < length; i++) sum += magnitude(trial[i] = (uint8_t)(row[i] - above[i]));
+            }
+            break;
+        case 3:
+            for (; i < bpp && i < length; i++) {
+                uint8_t up = above ? above[i] : 0;
+                sum += magnitude(trial[i] = (uint8_t)(row[i] - (up >> 1)));
+            }
+            for (; i < length; i++) {
+                unsigned up = above ? above[i] : 0;
+                sum += magnitude(trial[i] = (uint8_t)(row[i] - ((row[i - bpp] + up) >> 1)));
+            }
+            break;
+        default:
+            for (; i < bpp && i < length; i++) {
+                uint8_t up = above ? above[i] : 0;
+                sum += magnitude(trial[i] = (uint8_t)(row[i] - paeth(0, up, 0)));
+            }
+            for (; i < length; i++) {
+                uint8_t up = above ? above[i] : 0, corner = above ? above[i - bpp] : 0;
+                sum += magnitude(trial[i] = (uint8_t)(row[i] - paeth(row[i - bpp], up, corner)));
+            }
+            break;
+        }
+        if (sum < best_sum) {
+            best_sum = sum;
+            out[0] = (uint8_t)type;
+            memcpy(out + 1, trial, length);
+        }
+    }
+}
+
+imgtool_png_status imgtool_png_deflate_block(const imgtool_png_block_params *params, imgtool_png_block *block) {
+    if (params == NULL || block == NULL || params->rows == NULL || params->row_bytes == 0 ||
+        params->bytes_per_pixel == 0 || params->block_rows == 0) {
+        return IMGTOOL_PNG_MISUSE;
+    }
+    memset(block, 0, sizeof *block);
+    const size_t length = params->row_bytes, filtered_row = length + 1, bpp = params->bytes_per_pixel;
+    const uint32_t total_rows = params->dictionary_rows + params->block_rows;
+    const size_t band_bytes = filtered_row * BAND_ROWS;
+    uint8_t *band = malloc(band_bytes + length + (size_t)params->dictionary_rows * filtered_row);
+    if (band == NULL) return IMGTOOL_PNG_TOO_LARGE;
+    uint8_t *trial = band + band_bytes;
+    uint8_t *dictionary = trial + length;
+
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (deflateInit2(&stream, params->level, Z_DEFLATED, -15, 8, params->strategy) != Z_OK) {
+        free(band);
+        return IMGTOOL_PNG_TOO_LARGE;
+    }
+    imgtool_png_status status = IMGTOOL_PNG_OK;
+    // The dictionary: the last 32 KiB of the filtered rows before the block.
+    const uint8_t *above = params->above;
+    for (uint32_t row = 0; row < params->dictionary_rows; row++) {
+        const uint8_t *current = params->rows + (size_t)row * params->stride;
+        filter_row(current, above, length, bpp, params->adaptive, dictionary + (size_t)row * filtered_row, trial);
+        above = current;
+    }
+    size_t dictionary_length = (size_t)params->dictionary_rows * filtered_row;
+    if (dictionary_length > 0) {
+        size_t used = dictionary_length < WINDOW ? dictionary_length : WINDOW;
+        if (deflateSetDictionary(&stream, dictionary + dictionary_length - used, (uInt)used) != Z_OK) {
+            status = IMGTOOL_PNG_MISUSE;
+        }
+    }
+    // Room for everything: deflate's bound, plus the sync flush's empty stored block.
+    const size_t input_length = (size_t)params->block_rows * filtered_row;
+    size_t capacity = deflateBound(&stream, (uLong)input_length) + 16;
+    uint8_t *out = status == IMGTOOL_PNG_OK ? malloc(capacity) : NULL;
+    if (status == IMGTOOL_PNG_OK && out == NULL) status = IMGTOOL_PNG_TOO_LARGE;
+    uLong adler = adler32(0L, Z_NULL, 0);
+    if (status == IMGTOOL_PNG_OK) {
+        stream.next_out = out;
+        stream.avail_out = (uInt)capacity;
+        for (uint32_t row = params->dictionary_rows; row < total_rows && status == IMGTOOL_PNG_OK;) {
+            uint32_t count = total_rows - row < BAND_ROWS ? total_rows - row : BAND_ROWS;
+            for (uint32_t k = 0; k < count; k++) {
+                const uint8_t *current = params->rows + (size_t)(row + k) * params->stride;
+                filter_row(current, above, length, bpp, params->adaptive, band + (size_t)k * filtered_row, trial);
+                above = current;
+            }
+            row += count;
+            size_t bytes = (size_t)count * filtered_row;
+            adler = adler32_z(adler, band, bytes);
+            stream.next_in = band;
+            stream.avail_in = (uInt)bytes;
+            int flush = row < total_rows ? Z_NO_FLUSH : (params->is_last ? Z_FINISH : Z_SYNC_FLUSH);
+            int result = deflate(&stream, flush);
+            if ((flush == Z_FINISH && result != Z_STREAM_END) || (flush != Z_FINISH && result != Z_OK) ||
+                stream.avail_in != 0) {
+                status = IMGTOOL_PNG_TOO_LARGE;  // the bound was not enough: cannot happen
+            }
+        }
+    }
+    if (status == IMGTOOL_PNG_OK) {
+        block->data = out;
+        block->length = capacity - stream.avail_out;
+        block->adler = (uint32_t)adler;
+        block->filtered_length = input_length;
+    } else {
+        free(out);
+    }
+    deflateEnd(&stream);
+    free(band);
+    return status;
+}
+
+uint32_t imgtool_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
+    return (uint32_t)adler32_combine(first, second, (z_off_t)second_length);
+}
