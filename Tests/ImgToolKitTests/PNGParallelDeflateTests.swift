@@ -79,7 +79,7 @@ struct PNGParallelDeflateTests {
             // Each level with blocks of one row or of a few; the usual and one-block sizes at two.
             let runs =
                 (0...9).map { ($0, $0.isMultiple(of: 2) ? 1 : 4096) }
-                + [(1, PNGDeflater.defaultBlockBytes), (6, PNGDeflater.defaultBlockBytes), (6, Int.max / 2)]
+                + [(1, PNGDeflater.stillBlockBytes), (6, PNGDeflater.frameBlockBytes), (6, Int.max / 2)]
             for (level, blockBytes) in runs {
                 let stream = try PNGEncoder(compressionLevel: level).zlibStream(
                     of: image, layout: layout, threads: 2, blockBytes: blockBytes)
@@ -127,11 +127,21 @@ struct PNGParallelDeflateTests {
             let base = [x / 5 + y / 9, 128 + (x - y) / 11, 200 - y / 6]
             return (0..<3).map { UInt8(clamping: base[$0] + grain[(y * 1024 + x) * 3 + $0]) } + [255]
         }
-        let layout = PNGLayout.choose(for: image)
-        for encoder in [PNGEncoder(), PNGEncoder(compressionLevel: 6), PNGEncoder(compressionLevel: 9)] {
-            let blocks = try encoder.zlibStream(of: image, layout: layout)
-            let one = try encoder.zlibStream(of: image, layout: layout, blockBytes: Int.max / 2)
-            #expect(Double(blocks.count) <= Double(one.count) * 1.005, "\(blocks.count) against \(one.count)")
+        // And a drawing that compresses some 50:1 (flat colours, a palette), where the ~100 bytes
+        // each block adds weigh most: 2000x3000 at 4 bits a pixel, two blocks.
+        let drawing = TestImages.make8(width: 2000, height: 3000) { x, y in
+            let cell = (x / 37 + y / 23 * 7) % 11
+            return x % 97 < 2 || y % 61 < 2 ? [20, 20, 20, 255] : [UInt8(cell * 20), 200, UInt8(255 - cell * 9), 255]
+        }
+        for image in [image, drawing] {
+            let layout = PNGLayout.choose(for: image)
+            for encoder in [PNGEncoder(), PNGEncoder(compressionLevel: 6), PNGEncoder(compressionLevel: 9)] {
+                let blocks = try encoder.zlibStream(of: image, layout: layout)
+                let one = try encoder.zlibStream(of: image, layout: layout, blockBytes: Int.max / 2)
+                let split = blocks != one
+                #expect(split, "more than one block")
+                #expect(Double(blocks.count) <= Double(one.count) * 1.005, "\(blocks.count) against \(one.count)")
+            }
         }
     }
 }

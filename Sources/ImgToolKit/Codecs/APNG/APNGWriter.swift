@@ -195,7 +195,9 @@ public final class APNGWriter {
 
         /// The zlib stream of the pixels stored as `layout`: the data of its IDAT or fdAT chunks.
         func compressed() throws(ImgToolError) -> CompressedFrame {
-            CompressedFrame(region: region, delay: delay, stream: try encoder.zlibStream(of: pixels, layout: layout))
+            CompressedFrame(
+                region: region, delay: delay,
+                stream: try encoder.zlibStream(of: pixels, layout: layout, blockBytes: PNGDeflater.frameBlockBytes))
         }
     }
 

@@ -190,7 +190,7 @@ public struct PNGEncoder: Sendable {
     /// `blockBytes`; the same bytes whatever `threads` is.
     func zlibStream(
         of image: PixelBuffer, layout: PNGLayout, threads: Int = availableProcessors,
-        blockBytes: Int = PNGDeflater.defaultBlockBytes
+        blockBytes: Int = PNGDeflater.stillBlockBytes
     ) throws(ImgToolError) -> [UInt8] {
         let (level, strategy) = settings(for: image, layout: layout)
         // Palette and low-depth images compress best unfiltered; others with adaptive filters.
