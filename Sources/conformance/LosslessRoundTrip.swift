@@ -1,7 +1,8 @@
-// `conformance --roundtrip avif|jxl`: every decodable `ok` entry of the corpus (any format this
-// build reads) is written losslessly as AVIF or JPEG XL through `CodecRegistry.standard` and
-// decoded back; the frames must be the same pixels (alpha-0 pixels compared as 0) and the
-// delays the same milliseconds (a grey-profiled source as sRGB, as every RGB writer takes it;
+// `conformance --roundtrip png|avif|jxl`: every decodable `ok` entry of the corpus (any format
+// this build reads) is written losslessly as PNG (APNG), AVIF or JPEG XL through
+// `CodecRegistry.standard` and decoded back; the frames must be the same pixels (alpha-0 pixels
+// compared as 0) and the delays the same (PNG: exactly, as APNG keeps fractions; AVIF and JPEG
+// XL: the same milliseconds (a grey-profiled source as sRGB, as every RGB writer takes it;
 // written in whole milliseconds from the running sum, 1 ms at
 // least). Deeper inputs are compared at 16 bits: exactly for JPEG XL, within half a 12-bit step
 // for AVIF (12 bits cannot hold 16). For jxl, every JPEG entry is also recompressed
@@ -70,7 +71,12 @@ private func losslessProblems(_ source: ImageSource, codec: any ImageCodec) asyn
     if written.info.frameCount != source.info.frameCount {
         problems.append("\(written.info.frameCount) frames written, \(source.info.frameCount) read")
     }
-    if source.info.frameCount > 1 {
+    if source.info.frameCount > 1 && codec.format == .png {
+        // To the microsecond: a fraction such as 1/30 s is held to the attosecond.
+        let got = written.info.frames.map { ($0.delay / .microseconds(1)).rounded() }
+        let expected = source.info.frames.map { (max($0.delay, .zero) / .microseconds(1)).rounded() }
+        if got != expected { problems.append("delays \(got.prefix(6)), expected \(expected.prefix(6))") }
+    } else if source.info.frameCount > 1 {
         var sum = Duration.zero
         var expected: [Double] = []
         var previous = 0

@@ -7,7 +7,7 @@
 // Usage: conformance [--corpus DIR] [--only pngsuite|apng|gif|jpeg|webp] [--verbose]
 //        conformance --roundtrip gif [--corpus DIR] [--only gif|apng] [--verbose] [--save DIR]
 //        (see RoundTrip.swift)
-//        conformance --roundtrip avif|jxl [--corpus DIR] [--only GROUP,...] [--verbose]
+//        conformance --roundtrip png|avif|jxl [--corpus DIR] [--only GROUP,...] [--verbose]
 //        (see LosslessRoundTrip.swift)
 import Foundation
 import ImgToolKit
@@ -57,7 +57,7 @@ if entries.isEmpty {
     exit(1)
 }
 
-if let format = options.roundTrip, format == "avif" || format == "jxl" {
+if let format = options.roundTrip, ["avif", "jxl", "png"].contains(format) {
     let (passed, failed) = await runLosslessRoundTrip(
         format: format, entries: entries, corpus: options.corpus, only: options.only, verbose: options.verbose,
         maxPixels: 1 << 20)
@@ -66,7 +66,7 @@ if let format = options.roundTrip, format == "avif" || format == "jxl" {
 }
 if let format = options.roundTrip {
     guard format == "gif" else {
-        FileHandle.standardError.write(Data("conformance: --roundtrip takes gif, avif or jxl, not \(format)\n".utf8))
+        FileHandle.standardError.write(Data("conformance: --roundtrip takes gif, png, avif or jxl, not \(format)\n".utf8))
         exit(64)
     }
     let (passed, failed) = await runGIFRoundTrip(
