@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 enum { WINDOW = 32768, BAND_ROWS = 16 };
 
@@ -24,6 +27,24 @@ enum { WINDOW = 32768, BAND_ROWS = 16 };
 static inline uint8_t magnitude(uint8_t v) {
     uint8_t negated = (uint8_t)(0u - v);
     return v < negated ? v : negated;
+}
+
+// The sum of `magnitude` over `length` bytes. With SSE2, 16 bytes at a time: min(v, -v), then
+// PSADBW (the sum of absolute differences from zero) adds them into two 64-bit lanes.
+static unsigned long weight(const uint8_t *bytes, size_t length) {
+    unsigned long sum = 0;
+    size_t i = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+    __m128i zero = _mm_setzero_si128(), total = _mm_setzero_si128();
+    for (; i + 16 <= length; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(bytes + i));
+        __m128i m = _mm_min_epu8(v, _mm_sub_epi8(zero, v));
+        total = _mm_add_epi64(total, _mm_sad_epu8(m, zero));
+    }
+    sum = (unsigned long)_mm_cvtsi128_si64(total) + (unsigned long)_mm_cvtsi128_si64(_mm_unpackhi_epi64(total, total));
+#endif
+    for (; i < length; i++) sum += magnitude(bytes[i]);
+    return sum;
 }
 
 // The Paeth predictor, in the form that vectorises: distances from a + b - c without forming it.
@@ -61,23 +82,8 @@ static void filter_row(const uint8_t *restrict row, const uint8_t *restrict abov
         average[i] = (uint8_t)(x - (uint8_t)(((unsigned)a + b) >> 1));
         paeth_out[i] = (uint8_t)(x - paeth(a, b, c));
     }
-    // Sums in 32-bit lanes over runs short enough never to overflow them.
-    for (size_t start = 0; start < length; start += 1u << 20) {
-        size_t end = length - start > (1u << 20) ? start + (1u << 20) : length;
-        uint32_t none = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-        for (size_t i = start; i < end; i++) {
-            none += magnitude(row[i]);
-            s1 += magnitude(sub[i]);
-            s2 += magnitude(up[i]);
-            s3 += magnitude(average[i]);
-            s4 += magnitude(paeth_out[i]);
-        }
-        sums[0] += none;
-        sums[1] += s1;
-        sums[2] += s2;
-        sums[3] += s3;
-        sums[4] += s4;
-    }
+    const uint8_t *candidates[5] = {row, sub, up, average, paeth_out};
+    for (int type = 0; type < 5; type++) sums[type] = weight(candidates[type], length);
     // The smallest sum wins; ties go to the earlier filter (None, Sub, Up, Average, Paeth).
     int best = 0;
     for (int type = 1; type <= 4; type++) {
@@ -167,4 +173,22 @@ imgtool_png_status imgtool_png_deflate_block(const imgtool_png_block_params *par
 
 uint32_t imgtool_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
     return (uint32_t)adler32_combine(first, second, (z_off_t)second_length);
+}
+
+uint8_t *imgtool_zlib_pack(const uint8_t *data, size_t length, int level, size_t *out_length) {
+    uLongf bound = compressBound((uLong)length);
+    uint8_t *out = malloc(bound > 0 ? bound : 1);
+    if (out == NULL) return NULL;
+    if (compress2(out, &bound, data, (uLong)length, level) != Z_OK) {
+        free(out);
+        return NULL;
+    }
+    *out_length = bound;
+    return out;
+}
+
+int imgtool_zlib_unpack(const uint8_t *data, size_t length, uint8_t *out, size_t out_length) {
+    uLongf filled = (uLongf)out_length;
+    if (uncompress(out, &filled, data, (uLong)length) != Z_OK) return -1;
+    return filled == out_length ? 0 : -1;
 }

@@ -209,6 +209,14 @@ uint32_t imgtool_png_adler32_combine(uint32_t first, uint32_t second, size_t sec
 imgtool_png_status imgtool_png_writer_finish_with_stream(imgtool_png_writer *writer, const uint8_t *stream,
                                                          size_t length, size_t chunk_bytes);
 
+/// zlib-compresses `length` bytes at `level` into a buffer freed with `imgtool_png_buffer_free`;
+/// NULL when out of memory. For frames held compressed while a writer looks ahead.
+uint8_t *imgtool_zlib_pack(const uint8_t *data, size_t length, int level, size_t *out_length);
+
+/// Decompresses what `imgtool_zlib_pack` made into exactly `out_length` bytes at `out`: 0, or -1
+/// when the data is damaged or of another length.
+int imgtool_zlib_unpack(const uint8_t *data, size_t length, uint8_t *out, size_t out_length);
+
 /// libpng's version string, as compiled against.
 const char *imgtool_png_version(void);
 

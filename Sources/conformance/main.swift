@@ -66,7 +66,8 @@ if let format = options.roundTrip, ["avif", "jxl", "png"].contains(format) {
 }
 if let format = options.roundTrip {
     guard format == "gif" else {
-        FileHandle.standardError.write(Data("conformance: --roundtrip takes gif, png, avif or jxl, not \(format)\n".utf8))
+        FileHandle.standardError.write(
+            Data("conformance: --roundtrip takes gif, png, avif or jxl, not \(format)\n".utf8))
         exit(64)
     }
     let (passed, failed) = await runGIFRoundTrip(

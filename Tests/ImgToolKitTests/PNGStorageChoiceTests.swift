@@ -81,21 +81,52 @@ struct PNGStorageChoiceTests {
         #expect(source.readers.withLock { $0 } == 1)
     }
 
-    @Test("Few colours past the look-ahead: read twice, still the exact palette")
-    func undecidedReadsTwice() async throws {
-        // 512x512 frames of 4 colours: 1 MiB each, past the 16 MiB look-ahead at frame 17.
-        let side = 512
-        let images = (0..<20).map { k in
-            TestImages.make8(width: side, height: side) { x, y in
-                (x / 16 + y / 16 + k) % 4 == 0 ? [255, 0, 0, 255] : [UInt8(k % 2) * 255, 0, 255, 255]
-            }
+    /// 512x512 frames of 4 colours: 1 MiB each, past the 16 MiB look-ahead at frame 17.
+    static let fewColours = (0..<20).map { k in
+        TestImages.make8(width: 512, height: 512) { x, y in
+            (x / 16 + y / 16 + k) % 4 == 0 ? [255, 0, 0, 255] : [UInt8(k % 2) * 255, 0, 255, 255]
         }
-        #expect(images.count * side * side * 4 > PNGLayout.lookAheadBytes(canvasPixels: side * side))
+    }
+
+    @Test("Few colours past the look-ahead: the rest held compressed, read once, the exact palette")
+    func undecidedHeldCompressed() async throws {
+        let images = Self.fewColours
+        #expect(images.count * 512 * 512 * 4 > PNGLayout.lookAheadBytes(canvasPixels: 512 * 512))
         let source = CountingSource(images: images, isOpaque: false)
         let (info, frames) = try Self.decoded(try await source.encodedPNG())
         #expect(info.colorType == .palette && info.bitDepth <= 2)
         #expect(frames == images)
+        #expect(source.readers.withLock { $0 } == 1)
+    }
+
+    @Test("Few colours past the compressed look-ahead too: read twice, still the exact palette")
+    func undecidedReadsTwice() async throws {
+        let images = Self.fewColours
+        let source = CountingSource(images: images, isOpaque: false)
+        // Two frames as they are, then a few KB compressed: a handful more.
+        var sink = ByteSink()
+        try await source.writePNG(
+            into: &sink, plays: nil, depth: nil, encoder: PNGEncoder(), progress: nil,
+            lookAhead: (decoded: 2 << 20, packed: 20_000))
+        let (info, frames) = try Self.decoded(sink.bytes)
+        #expect(info.colorType == .palette && info.bitDepth <= 2)
+        #expect(frames == images)
         #expect(source.readers.withLock { $0 } == 2)
+    }
+
+    @Test("Frames held compressed come back exactly, 8- and 16-bit")
+    func packedFrames() throws {
+        for image in [
+            TestImages.noise8(width: 33, height: 17, seed: 1), TestImages.noise16(width: 5, height: 40, seed: 2),
+        ] {
+            let frame = Frame(
+                info: FrameInfo(
+                    index: 3, delay: .milliseconds(70),
+                    region: FrameRegion(x: 0, y: 0, width: image.width, height: image.height),
+                    disposal: .none, blend: .source),
+                image: image)
+            #expect(try PackedFrame(frame).unpacked() == frame)
+        }
     }
 
     @Test("A resized GIF whose frames cover an opaque first frame is written as RGB in one pass")
