@@ -110,6 +110,21 @@ public struct ImageSource: FrameSource, RowStreamingSource {
         }
     }
 
+    /// Decodes every frame and keeps none, to find whether the file decodes: `imgtool info
+    /// --verify`. A still JPEG or PNG is decoded row by row into a few rows of memory (on two
+    /// threads when a processor is idle), never into a whole image; when that decode fails or
+    /// warns, the image is decoded the usual way, which gives the exact error.
+    /// - Throws: ``ImgToolError`` naming ``name``, as ``makeFrameReader(depth:)``'s reader does.
+    public func verifyDecodes() throws(ImgToolError) {
+        if info.frameCount == 1, base is any RowStreamingSource {
+            let size = rowOrientation.swapsAxes
+                ? PixelSize(width: info.height, height: info.width) : PixelSize(width: info.width, height: info.height)
+            if try streamRows(to: DiscardingRows(sourceSize: size)) != nil { return }
+        }
+        let reader = try makeFrameReader(depth: nil)
+        while try reader.nextFrame() != nil {}
+    }
+
     /// The codec's ``RowStreamingSource/rowOrientation``; `.up` when its source has none.
     var rowOrientation: ImageOrientation { (base as? any RowStreamingSource)?.rowOrientation ?? .up }
 
@@ -162,4 +177,16 @@ extension ImageSource: JPEGBitstreamSource {
     func jpegBitstream() throws(ImgToolError) -> [UInt8]? {
         try (base as? any JPEGBitstreamSource)?.jpegBitstream()
     }
+}
+
+/// Takes rows and drops them: ``ImageSource/verifyDecodes()``'s consumer.
+private struct DiscardingRows: RowBandConsumer {
+    let sourceSize: PixelSize
+
+    func bands(splittingNear row: Int?) -> [Range<Int>] {
+        guard let row, row > 0, row < sourceSize.height else { return [0..<sourceSize.height] }
+        return [0..<row, row..<sourceSize.height]
+    }
+
+    func take(_ pixels: UnsafeRawBufferPointer, row: Int, band: Int) {}
 }

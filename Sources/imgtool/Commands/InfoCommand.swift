@@ -72,10 +72,14 @@ struct InfoCommand: BatchableCommand {
     /// else nothing.
     @concurrent
     static func decodeAll(_ source: ImageSource, hashing: Bool) async throws(ImgToolError) -> [String] {
+        guard hashing else {
+            try source.verifyDecodes()
+            return []
+        }
         var digests: [String] = []
-        let reader = try source.makeFrameReader(depth: hashing ? .eight : nil)
+        let reader = try source.makeFrameReader(depth: .eight)
         while let frame = try reader.nextFrame() {
-            if hashing { digests.append(frame.image.rgba8Digest()) }
+            digests.append(frame.image.rgba8Digest())
         }
         return digests
     }
