@@ -117,7 +117,8 @@ public struct ImageSource: FrameSource, RowStreamingSource {
     /// - Throws: ``ImgToolError`` naming ``name``, as ``makeFrameReader(depth:)``'s reader does.
     public func verifyDecodes() throws(ImgToolError) {
         if info.frameCount == 1, base is any RowStreamingSource {
-            let size = rowOrientation.swapsAxes
+            let size =
+                rowOrientation.swapsAxes
                 ? PixelSize(width: info.height, height: info.width) : PixelSize(width: info.width, height: info.height)
             if try streamRows(to: DiscardingRows(sourceSize: size)) != nil { return }
         }
