@@ -4,7 +4,7 @@ ImageMagick (-coalesce), ffmpeg, libvips and a plain C giflib loop, in one run; 
 an animation into PNG files (imgtool frames vs convert -coalesce, ffmpeg, Pillow).
 
 Prints median wall time, frames per second, ratios to imgtool and peak memory, as Markdown.
-Every peer's frame count is checked (a peer that decodes fewer frames is reported, not ranked). usage: scripts/bench anim [--trials N]
+Every peer's frame count is checked (a peer that decodes fewer frames is reported, not ranked). usage: scripts/bench anim [--trials N] [--busy]
 """
 import argparse
 import os
@@ -17,6 +17,7 @@ import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=5)
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("imagemagick", "libvips-tools", "ffmpeg", "time", "libgif-dev")
@@ -28,6 +29,9 @@ py = sys.executable
 pillow_all = ("from PIL import Image, ImageSequence; im = Image.open({!r}); "
               "n = sum(1 for f in ImageSequence.Iterator(im) if f.convert('RGBA').load() is not None); print(n)")
 
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# Animation benchmark ({b.machine()}; {args.trials} trials, median)\n")
 for name, frames in [("small.gif", 200), ("big.gif", 100), ("small.png", 200)]:
     path = os.path.join(data, name)
@@ -55,21 +59,22 @@ for name, frames in [("small.gif", 200), ("big.gif", 100), ("small.png", 200)]:
     base = None
     for label, cmd in tools:
         try:
-            med, lo, hi = b.measure(cmd, trials=args.trials)
+            med, lo, hi, cpu = b.timed(cmd, trials=args.trials)
         except subprocess.CalledProcessError:
-            rows.append([label, "failed", "", "", ""])
+            rows.append([label, "failed", "", "", "", ""])
             continue
         if label in counters:
             counted = subprocess.run(counters[label], capture_output=True, text=True).stdout.split()
             if not counted or counted[0] != str(frames):
                 got = counted[0] if counted else "?"
-                rows.append([label, f"{med * 1000:.0f} ms", f"not comparable: decodes {got} of {frames} frames", "", ""])
+                rows.append([label, f"{med * 1000:.0f} ms", f"not comparable: decodes {got} of {frames} frames", "", "", ""])
                 continue
         base = base or med
         mem = b.peak_memory_mib(cmd)
-        rows.append([label, f"{med * 1000:.0f} ms", f"{frames / med:.0f}", f"{med / base:.2f}x", f"{mem:.0f} MiB"])
+        rows.append([label, f"{med * 1000:.0f} ms", f"{frames / med:.0f}", f"{med / base:.2f}x", f"{cpu * 1000:.0f} ms",
+                     f"{mem:.0f} MiB"])
     print(f"## {name} ({frames} frames, {os.path.getsize(path) // 1024} KiB): decode + compose every frame\n")
-    print(b.table(["tool", "median", "frames/s", "vs imgtool", "peak memory"], rows) + "\n")
+    print(b.table(["tool", "median", "frames/s", "vs imgtool", "CPU", "peak memory"], rows) + "\n")
 
 square = os.path.join(data, "square.gif")
 mem = b.peak_memory_mib([imgtool, "info", "--verify", square])
@@ -88,10 +93,10 @@ explode = [
 rows = []
 base = None
 for label, cmd in explode:
-    med, lo, hi = b.measure(cmd, trials=max(3, args.trials // 2))
+    med, lo, hi, cpu = b.timed(cmd, trials=max(3, args.trials // 2))
     count = len(os.listdir(out))
     base = base or med
-    rows.append([label, f"{med * 1000:.0f} ms", f"{med / base:.2f}x", str(count)])
+    rows.append([label, f"{med * 1000:.0f} ms", f"{med / base:.2f}x", f"{cpu * 1000:.0f} ms", str(count)])
 shutil.rmtree(out, ignore_errors=True)
 print("## small.gif exploded to one PNG file per frame\n")
-print(b.table(["tool", "median", "vs imgtool", "files"], rows) + "\n")
+print(b.table(["tool", "median", "vs imgtool", "CPU", "files"], rows) + "\n")

@@ -7,7 +7,7 @@ Workloads: 1000 watermark jobs (a 512x512 photo-like PNG each, one shared 96x96 
 bottom right) and 200 GIF conversions (96x96, 24 frames) to PNG/APNG. Prints median wall time,
 ratio to imgtool batch and peak memory, and checks that imgtool's watermarked pixels equal
 Pillow's (exact source-over, within 1 per sample).
-usage: scripts/bench batch [--trials N] [--count N]
+usage: scripts/bench batch [--trials N] [--count N] [--busy]
 """
 import argparse
 import json
@@ -23,7 +23,9 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--count", type=int, default=1000)
 parser.add_argument("--gifs", type=int, default=200)
+b.add_busy_argument(parser)
 args = parser.parse_args()
+b.keep_core_busy(args.busy)
 
 b.ensure_apt("parallel", "libvips-tools", "time")
 b.ensure_pip(("PIL", "pillow"), ("numpy", "numpy"))
@@ -134,16 +136,18 @@ for label, jobs_file, listing, count, per_file, vips_cmd, mode, src, extra in [
     ]
     results = []
     for tool, cmd in tools:
-        median, low, high = b.measure(cmd, trials=args.trials, warmup=1)
+        median, low, high, cpu = b.timed(cmd, trials=args.trials, warmup=1)
         peak = b.peak_memory_mib(cmd)
-        results.append((tool, median, low, high, peak))
+        results.append((tool, median, low, high, cpu, peak))
     base = results[0][1]
-    for tool, median, low, high, peak in results:
-        rows.append([label, tool, f"{median:.2f} s ({low:.2f}-{high:.2f})", f"{median / base:.2f}x", f"{peak:.0f} MiB"])
+    for tool, median, low, high, cpu, peak in results:
+        rows.append([label, tool, f"{median:.2f} s ({low:.2f}-{high:.2f})", f"{median / base:.2f}x", f"{cpu:.2f} s",
+                     f"{peak:.0f} MiB"])
     if mode == "mark":
         ours = np.asarray(Image.open(os.path.join(work, "out-imgtool", names[0])).convert("RGB"), np.int16)
         theirs = np.asarray(Image.open(os.path.join(work, "out-pillow", names[0])).convert("RGB"), np.int16)
         print(f"watermark check: max difference imgtool vs Pillow {int(np.abs(ours - theirs).max())}")
 
-print(f"\nscripts/bench batch on {b.machine()}, {args.trials} trials, median (min-max), peak memory of one run\n")
-print(b.table(["workload", "tool", "wall time", "vs imgtool batch", "peak memory"], rows))
+print(f"\nscripts/bench batch on {b.machine()}, {args.trials} trials, median (min-max), CPU (user + system) and "
+      f"peak memory of one run{b.mode_note(args.busy)}\n")
+print(b.table(["workload", "tool", "wall time", "vs imgtool batch", "CPU", "peak memory"], rows))

@@ -5,7 +5,7 @@ muxer, gif2apng, and Pillow, whole process, in one run.
 Prints median wall time, ratio to imgtool, output size, and whether each output decodes (with
 Pillow) to the input's frames: "exact" when every frame matches the input's composited frames,
 otherwise the frame count and the largest sample difference.
-usage: scripts/bench convert [--trials N]
+usage: scripts/bench convert [--trials N] [--busy]
 """
 import argparse
 import os
@@ -18,6 +18,7 @@ import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("ffmpeg", "time")
@@ -54,6 +55,9 @@ inputs = [
     ("big.gif (1920x1080, 100 frames)", os.path.join(data, "big.gif")),
     ("small.png, APNG (480x270, 200 frames)", os.path.join(data, "small.png")),
 ]
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# Converting to APNG ({b.machine()}; {args.trials} trials, median)\n")
 for title, path in inputs:
     reference = frames(path)
@@ -68,13 +72,13 @@ for title, path in inputs:
     rows, base = [], None
     for name, cmd in tools:
         try:
-            med, lo, hi = b.measure(cmd, trials=args.trials, warmup=1 if name == "imgtool" else 0)
+            med, lo, hi, cpu = b.timed(cmd, trials=args.trials, warmup=1 if name == "imgtool" else 0)
         except subprocess.CalledProcessError:
-            rows.append([name, "fails", "", "", ""])
+            rows.append([name, "fails", "", "", "", ""])
             continue
         base = base or med
         rows.append([name, f"{med * 1000:.0f} ms ({lo * 1000:.0f}-{hi * 1000:.0f})", f"{med / base:.2f}x",
-                     f"{os.path.getsize(out(name)) / 1e3:.0f} KB", verdict(reference, out(name))])
+                     f"{cpu * 1000:.0f} ms", f"{os.path.getsize(out(name)) / 1e3:.0f} KB", verdict(reference, out(name))])
     print(f"## {title}, input {os.path.getsize(path) / 1e3:.0f} KB\n")
-    print(b.table(["tool", "time", "vs imgtool", "output", "frames"], rows))
+    print(b.table(["tool", "time", "vs imgtool", "CPU", "output", "frames"], rows))
     print()

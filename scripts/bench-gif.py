@@ -13,7 +13,7 @@ frames but change in the output. Targets: no peer of equal or better quality (me
 within 0.05 of imgtool's, or better) writes a smaller file, and imgtool is faster than every peer.
 
 imgtool writes with `imgtool convert IN OUT.gif` (release build).
-usage: scripts/bench gif [--trials N] [--samples K] [--clips video,screencast,sprite,sticker]
+usage: scripts/bench gif [--trials N] [--samples K] [--clips video,screencast,sprite,sticker] [--busy]
 """
 import argparse
 import json
@@ -32,6 +32,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--samples", type=int, default=5, help="frames per clip scored by butteraugli/ssimulacra")
 parser.add_argument("--clips", default="video,screencast,sprite,sticker")
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("ffmpeg", "imagemagick", "libvips-tools", "gifsicle", "webp", "libjxl-devtools", "time")
@@ -157,6 +158,9 @@ def quality(clip, meta, path, tmp):
     }
 
 
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# Writing GIFs ({b.machine()}; {args.trials} trials, median wall time; "
       f"{args.samples} frames scored per clip; imgtool convert)\n")
 results = {}
@@ -168,34 +172,34 @@ with tempfile.TemporaryDirectory() as tmp:
         clip_results = []
         for name, out, cmd in tools(clip, meta):
             try:
-                median, low, high = b.measure(cmd, trials=args.trials, warmup=1)
+                median, low, high, cpu = b.timed(cmd, trials=args.trials, warmup=1)
             except subprocess.CalledProcessError as error:
-                rows.append([name, "failed", "", "", "", "", "", "", ""])
+                rows.append([name, "failed", "", "", "", "", "", "", "", ""])
                 print(f"{clip}: {name} failed: {error}", file=sys.stderr)
                 continue
             q = quality(clip, meta, out, tmp)
             size = os.path.getsize(out)
-            clip_results.append((name, size, median, q))
+            clip_results.append((name, size, median, q, cpu))
         ours = next((r for r in clip_results if r[0] == "imgtool"), None)
-        for name, size, median, q in clip_results:
+        for name, size, median, q, cpu in clip_results:
             if "error" in q:
-                rows.append([name, f"{size:,}", f"{median:.2f}", "", "unreadable", "", "", "", ""])
+                rows.append([name, f"{size:,}", f"{median:.2f}", f"{cpu:.2f}", "", "unreadable", "", "", "", ""])
                 continue
             timing = "" if abs(q["total_ms"] - q["expected_ms"]) <= 10 * meta["frames"] else \
                 f" (plays {q['total_ms']} ms of {q['expected_ms']})"
             rows.append([
-                name + timing, f"{size:,}", f"{median:.2f}",
+                name + timing, f"{size:,}", f"{median:.2f}", f"{cpu:.2f}",
                 f"{median / ours[2]:.2f}" if ours else "", f"{q['ba_mean']:.3f}", f"{q['ba_worst']:.3f}",
                 f"{q['ss_mean']:.4f}", f"{q['ss_worst']:.4f}", f"{q['flicker']:.2f}",
             ])
         title = f"{clip} ({meta['width']}x{meta['height']} {meta['mode']}, {meta['frames']} frames of {meta['delay_ms']} ms)"
         print(f"## {title}\n")
-        print(b.table(["tool", "bytes", "time (s)", "x imgtool", "butteraugli mean", "worst",
+        print(b.table(["tool", "bytes", "time (s)", "CPU (s)", "x imgtool", "butteraugli mean", "worst",
                        "ssimulacra mean", "worst", "flicker %"], rows))
         if ours and "error" not in ours[3]:
-            smaller_better = [n for n, s, m, q in clip_results if n != "imgtool" and "error" not in q
+            smaller_better = [n for n, s, m, q, _ in clip_results if n != "imgtool" and "error" not in q
                               and q["ba_mean"] <= ours[3]["ba_mean"] + 0.05 and s < ours[1]]
-            faster = [n for n, s, m, q in clip_results if n != "imgtool" and m <= ours[2]]
+            faster = [n for n, s, m, q, _ in clip_results if n != "imgtool" and m <= ours[2]]
             print(f"\nsize target: {'met' if not smaller_better else 'missed: ' + ', '.join(smaller_better)}; "
                   f"speed target: {'met' if not faster else 'missed: ' + ', '.join(faster)}\n")
         results[clip] = clip_results

@@ -14,7 +14,7 @@ tool: the C floor), libvips, Pillow and ImageMagick, in one run.
    16-megapixel image takes minutes a run). Until `imgtool merge -o out.jpg` writes JPEG through
    the codec registry, imgtool's row uses Benchmarks/jpeg-merge, a small driver over the same
    library calls (ImageMerger, JPEGCodec).
-usage: scripts/bench jpeg [--trials N] [--size N]
+usage: scripts/bench jpeg [--trials N] [--size N] [--busy]
 """
 import argparse
 import hashlib
@@ -30,6 +30,7 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--size", type=int, default=4096)
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("imagemagick", "libvips-tools", "time", "libjpeg-turbo-progs", "libjxl-devtools")
@@ -73,6 +74,9 @@ def rgba_hash(raw):
     return hashlib.sha256(raw).hexdigest()
 
 
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# JPEG benchmark ({b.machine()}; {args.trials} trials, median)\n")
 print(f"photo.jpg: {size}x{size}, {os.path.getsize(photo) // 1024} KiB; logo.png: 1024x512 RGBA\n")
 

@@ -10,7 +10,7 @@ Prints median wall time, ratio to imgtool, output size, frame count and peak mem
 is decoded with Pillow and compared with imgtool's frames: Pillow's merge must match imgtool's
 frame for frame (largest sample difference; imgtool's source-over is exact, Pillow's rounds), and
 ffmpeg's frame count and play time are shown (it resamples every input to one frame rate).
-usage: scripts/bench merge-anim [--trials N]
+usage: scripts/bench merge-anim [--trials N] [--busy]
 """
 import argparse
 import os
@@ -22,6 +22,7 @@ import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("imagemagick", "ffmpeg", "time")
@@ -90,6 +91,9 @@ def apng_frames(path):
     return frames, total
 
 
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# Merging animations ({b.machine()}; {args.trials} trials, median)\n")
 for title, bg, ov in cases:
     out = {name: os.path.join(work, f"out-{name}.{ext}") for name, ext in
@@ -106,12 +110,12 @@ for title, bg, ov in cases:
     rows, base = [], None
     for name, cmd, kind in tools:
         if name == "Pillow" and two_timelines:
-            rows.append([name, "not run: pairs frames by index, one timeline only", "", "", "", ""])
+            rows.append([name, "not run: pairs frames by index, one timeline only", "", "", "", "", ""])
             continue
         try:
-            med, lo, hi = b.measure(cmd, trials=args.trials, warmup=1 if name == "imgtool" else 0)
+            med, lo, hi, cpu = b.timed(cmd, trials=args.trials, warmup=1 if name == "imgtool" else 0)
         except subprocess.CalledProcessError:
-            rows.append([name, "fails", "", "", "", ""])
+            rows.append([name, "fails", "", "", "", "", ""])
             continue
         base = base or med
         size = os.path.getsize(out[name]) / 1e6
@@ -130,8 +134,8 @@ for title, bg, ov in cases:
             count = subprocess.run([b.IM, out[name], "-format", "%n\n", "info:"], capture_output=True,
                                    text=True).stdout.split()
             note += f", {count[0] if count else '?'} frames, 256 colours"
-        rows.append([name, f"{med:.2f} s ({lo:.2f}-{hi:.2f})", f"{med / base:.2f}x", f"{size:.2f} MB",
+        rows.append([name, f"{med:.2f} s ({lo:.2f}-{hi:.2f})", f"{med / base:.2f}x", f"{cpu:.2f} s", f"{size:.2f} MB",
                      f"{memory:.0f} MiB", note])
     print(f"## {title}\n")
-    print(b.table(["tool", "time", "vs imgtool", "output", "peak memory", "output is"], rows))
+    print(b.table(["tool", "time", "vs imgtool", "CPU", "output", "peak memory", "output is"], rows))
     print()

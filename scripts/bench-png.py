@@ -4,8 +4,9 @@ imgtool against a plain C libpng program, libvips, ImageMagick and Pillow, in on
 
 Each tool runs as a whole process on the same file; the decoded pixels of every tool are checked
 against imgtool's (SHA-256 of RGBA8) so that nobody is fast by being wrong. Prints medians, ratios
-to imgtool, output sizes and peak memory as Markdown.
-usage: scripts/bench png [--trials N] [--size N]
+to imgtool, CPU time (user + system, mean of a run), output sizes and peak memory as Markdown.
+With --busy, every tool runs while a spinning process keeps one core busy.
+usage: scripts/bench png [--trials N] [--size N] [--busy]
 """
 import argparse
 import hashlib
@@ -19,6 +20,7 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--size", type=int, default=4096)
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("imagemagick", "libvips-tools", "time", "libpng-dev")
@@ -40,7 +42,8 @@ def rgba_hash(raw):
     return hashlib.sha256(bytes(data)).hexdigest()
 
 
-print(f"# PNG benchmark ({b.machine()}; {args.trials} trials, median)\n")
+print(f"# PNG benchmark ({b.machine()}; {args.trials} trials, median{b.mode_note(args.busy)})\n")
+b.keep_core_busy(args.busy)
 for name in ["photo", "screenshot"]:
     src = os.path.join(images, f"{name}.png")
     ours = subprocess.run([imgtool, "info", "--hash", src], capture_output=True, text=True, check=True).stdout.split()[-1]
@@ -60,12 +63,13 @@ for name in ["photo", "screenshot"]:
     rows = []
     base = None
     for label, cmd in decoders:
-        med, lo, hi = b.measure(cmd, trials=args.trials)
+        med, lo, hi, cpu = b.timed(cmd, trials=args.trials)
         mem = b.peak_memory_mib(cmd)
         base = base or med
-        rows.append([label, f"{med * 1000:.0f} ms", f"{lo * 1000:.0f}-{hi * 1000:.0f}", f"{med / base:.2f}x", f"{mem:.0f} MiB"])
+        rows.append([label, f"{med * 1000:.0f} ms", f"{lo * 1000:.0f}-{hi * 1000:.0f}", f"{med / base:.2f}x",
+                     f"{cpu * 1000:.0f} ms", f"{mem:.0f} MiB"])
     print("Decode (whole process):\n")
-    print(b.table(["tool", "median", "range", "vs imgtool", "peak memory"], rows) + "\n")
+    print(b.table(["tool", "median", "range", "vs imgtool", "CPU", "peak memory"], rows) + "\n")
 
     encoders = [
         ("imgtool (default)", f"rm -rf {out}/i && {imgtool} frames {src} -o {out}/i", f"{out}/i/frame-0000.png"),
@@ -79,12 +83,14 @@ for name in ["photo", "screenshot"]:
     rows = []
     base = None
     for label, cmd, result in encoders:
-        med, lo, hi = b.measure(cmd, trials=args.trials, warmup=0)
+        med, lo, hi, cpu = b.timed(cmd, trials=args.trials, warmup=0)
         mem = b.peak_memory_mib(cmd)
         size = os.path.getsize(result)
         check = subprocess.run([imgtool, "info", "--hash", result], capture_output=True, text=True).stdout.split()[-1]
         base = base or (med, size)
-        rows.append([label, f"{med:.2f} s", f"{med / base[0]:.2f}x", f"{size / 1e6:.1f} MB", f"{size / base[1]:.2f}x",
-                     f"{mem:.0f} MiB", "yes" if check == ours else "NO"])
+        rows.append([label, f"{med:.2f} s", f"{med / base[0]:.2f}x", f"{cpu:.2f} s", f"{size / 1e6:.1f} MB",
+                     f"{size / base[1]:.2f}x", f"{mem:.0f} MiB", "yes" if check == ours else "NO"])
     print("Decode + encode to a PNG file (whole process):\n")
-    print(b.table(["tool", "median", "vs imgtool", "output", "size vs imgtool", "peak memory", "same pixels"], rows) + "\n")
+    print(b.table(["tool", "median", "vs imgtool", "CPU", "output", "size vs imgtool", "peak memory", "same pixels"],
+                  rows) + "\n")
+

@@ -18,7 +18,7 @@ so their scores include the palette's error; for the GIF case imgtool and ffmpeg
 GIF and an APNG (lossless), and the table says each output's format.
 CPU time (user + system, all threads, per run) is printed beside the wall time: on a shared
 machine it is the steadier measure of the work done.
-usage: scripts/bench resize [--trials N]
+usage: scripts/bench resize [--trials N] [--busy]
 """
 import argparse
 import os
@@ -32,6 +32,7 @@ import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("ffmpeg", "time", "libvips-tools", "gifsicle", "imagemagick", "libjxl-devtools")
@@ -167,6 +168,9 @@ cases = [
     ("big.gif (1920x1080, 100 frames) to 480 wide", os.path.join(data, "big.gif"), 480, 270, ".gif"),
     ("small.png APNG (480x270, 200 frames) to 50%", os.path.join(data, "small.png"), 240, 135, ".png"),
 ]
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# Resizing ({b.machine()}; {args.trials} trials, median; quality: butteraugli max / 3-norm "
       "against a float64 Lanczos3 reference, lower is better)\n")
 for title, path, width, height, ext in cases:

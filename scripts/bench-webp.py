@@ -13,7 +13,7 @@ ffmpeg's libwebp_anim encoder and Pillow. Prints each output's size, and whether
 (with Pillow) to the GIF's frames: "exact", or the largest sample difference.
 Wall times on a shared machine vary with its load, so each row also gives the CPU time (user +
 system) of the median run.
-usage: scripts/bench webp [--trials N] [--only decode|write]
+usage: scripts/bench webp [--trials N] [--only decode|write] [--busy]
 """
 import argparse
 import hashlib
@@ -29,6 +29,7 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--only", choices=["decode", "write"])
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("webp", "libvips-tools", "ffmpeg", "time", "libwebp-dev")
@@ -90,6 +91,9 @@ def row(label, cmd, frames, base, counter=None):
                  f"{med / base:.2f}x" if base else "1.00x", f"{mem:.0f} MiB"]
 
 
+b.keep_core_busy(args.busy)
+if args.busy:
+    print("(One core kept busy by a spinning process while every tool runs.)\n")
 print(f"# WebP benchmark ({b.machine()}; {args.trials} trials, median)\n")
 
 # --- Decoding -------------------------------------------------------------------------------------

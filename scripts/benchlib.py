@@ -1,5 +1,8 @@
 """Shared helpers for imgtool's benchmark scripts: whole-process timing with warm-up runs,
-N samples, median and spread, peak memory from /usr/bin/time -v, and a Markdown table."""
+N samples, median and spread, CPU time (user + system), peak memory from /usr/bin/time -v, a
+Markdown table, and `--busy` (one core kept busy by a spinning process while measuring).
+
+IMGTOOL_BIN=PATH makes `build_release()` use that binary instead of building one."""
 import os
 import re
 import statistics
@@ -34,6 +37,8 @@ def ensure_pip(*modules):
 
 
 def build_release():
+    if os.environ.get("IMGTOOL_BIN"):
+        return os.environ["IMGTOOL_BIN"]
     sh([os.path.join(ROOT, "scripts/build-release")], cwd=ROOT, stdout=subprocess.DEVNULL)
     return os.path.join(ROOT, ".build/release/imgtool")
 
@@ -68,6 +73,45 @@ def measure_with_cpu(cmd, trials=5, warmup=1, cwd=None):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + warmup)
     return med, cpu
+
+
+def timed(cmd, trials=5, warmup=1, cwd=None):
+    """`measure` and `measure_with_cpu` in one: (median wall, min, max, mean CPU seconds of a run)."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    med, lo, hi = measure(cmd, trials=trials, warmup=warmup, cwd=cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + warmup)
+    return med, lo, hi, cpu
+
+
+def add_busy_argument(parser):
+    parser.add_argument("--busy", action="store_true",
+                        help="keep one core busy (a spinning process) while every tool is measured")
+
+
+def keep_core_busy(enabled):
+    """For --busy: starts a process that spins on one core until this script exits, however it
+    exits (normally, on an exception, Ctrl-C or SIGTERM), so every tool measured after it shares
+    the machine with it. Does nothing when not `enabled`."""
+    if not enabled:
+        return
+    import atexit
+    import signal
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+    def stop():
+        spinner.kill()
+        spinner.wait()
+
+    atexit.register(stop)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    time.sleep(0.2)
+
+
+def mode_note(busy):
+    """The words a report title gets for --busy."""
+    return "; one core kept busy by a spinning process" if busy else "; idle machine"
 
 
 def photo_like(width, height, seed=1234):
