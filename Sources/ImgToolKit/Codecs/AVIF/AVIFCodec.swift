@@ -1,3 +1,5 @@
+internal import CAVIF
+
 extension ImageFormat {
     /// AVIF: an AV1 image in an ISO BMFF (HEIF) container, still or an image sequence.
     public static let avif = ImageFormat(rawValue: "avif")
@@ -39,6 +41,12 @@ public struct AVIFCodec: ImageCodec {
     /// Reads and writes stills and sequences, with alpha.
     public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
+    /// Whether libavif could be loaded (it is loaded on first use, not at start-up).
+    public var isAvailable: Bool { AVIFLibrary.load() == nil }
+
+    /// How libavif is loaded, or why it cannot be.
+    public var runtimeNote: String? { AVIFLibrary.load() ?? "libavif, loaded on first use" }
+
     /// An `ftyp` box whose major brand, or one of the compatible brands within the first bytes,
     /// is `avif` or `avis`.
     public func sniff(_ head: [UInt8]) -> Bool {
@@ -56,7 +64,8 @@ public struct AVIFCodec: ImageCodec {
     public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
         -> any FrameSource
     {
-        try AVIFSource(data: data, limits: limits)
+        try AVIFLibrary.required()
+        return try AVIFSource(data: data, limits: limits)
     }
 
     /// Writes a still AVIF, or an image sequence when `source` has more than one frame, with the
@@ -65,8 +74,23 @@ public struct AVIFCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
+        try AVIFLibrary.required()
         let color = try OutputColor(source, options: options, container: .icc)
         try AVIFWriter(options: options, source: source.info).describing(color)
             .encode(color.source, into: &sink, progress: progress)
+    }
+}
+
+/// libavif, loaded once per process on first use (see `CAVIF/include/CAVIF.h`).
+enum AVIFLibrary {
+    /// `nil` when libavif is loaded, else the reason it is not.
+    static func load() -> String? {
+        var error: UnsafePointer<CChar>?
+        return imgtool_avif_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "libavif is not loaded"
+    }
+
+    /// Throws `unsupportedFormat` naming the reason when libavif cannot be loaded.
+    static func required() throws(ImgToolError) {
+        if let problem = load() { throw ImgToolError(.unsupportedFormat, "AVIF needs libavif: \(problem)") }
     }
 }

@@ -41,6 +41,12 @@ public struct JXLCodec: ImageCodec {
     /// Reads and writes stills and animations, with alpha.
     public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
+    /// Whether libjxl could be loaded (it is loaded on first use, not at start-up).
+    public var isAvailable: Bool { JXLLibrary.load() == nil }
+
+    /// How libjxl is loaded, or why it cannot be.
+    public var runtimeNote: String? { JXLLibrary.load() ?? "libjxl, loaded on first use" }
+
     /// A codestream (`FF 0A`) or the container's signature box.
     public func sniff(_ head: [UInt8]) -> Bool {
         head.starts(with: [0xFF, 0x0A])
@@ -51,7 +57,8 @@ public struct JXLCodec: ImageCodec {
     public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
         -> any FrameSource
     {
-        try JXLSource(data: data, limits: limits)
+        try JXLLibrary.required()
+        return try JXLSource(data: data, limits: limits)
     }
 
     /// Writes a still or an animated JPEG XL, or recompresses a JPEG losslessly, as described
@@ -60,6 +67,7 @@ public struct JXLCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
+        try JXLLibrary.required()
         let writer = JXLWriter(options: options, source: source.info)
         if writer.transcodes(source) {
             try writer.encode(source, into: &sink, progress: progress)
@@ -67,5 +75,19 @@ public struct JXLCodec: ImageCodec {
         }
         let color = try OutputColor(source, options: options, container: .icc)
         try writer.describing(color).encode(color.source, into: &sink, progress: progress)
+    }
+}
+
+/// libjxl, loaded once per process on first use (see `CJXL/include/CJXL.h`).
+enum JXLLibrary {
+    /// `nil` when libjxl is loaded, else the reason it is not.
+    static func load() -> String? {
+        var error: UnsafePointer<CChar>?
+        return imgtool_jxl_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "libjxl is not loaded"
+    }
+
+    /// Throws `unsupportedFormat` naming the reason when libjxl cannot be loaded.
+    static func required() throws(ImgToolError) {
+        if let problem = load() { throw ImgToolError(.unsupportedFormat, "JPEG XL needs libjxl: \(problem)") }
     }
 }
