@@ -42,10 +42,10 @@ public struct AVIFCodec: ImageCodec {
     public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
     /// Whether libavif could be loaded (it is loaded on first use, not at start-up).
-    public var isAvailable: Bool { AVIFLibrary.load() == nil }
+    public var isAvailable: Bool { RuntimeLibrary.avif.load() == nil }
 
     /// How libavif is loaded, or why it cannot be.
-    public var runtimeNote: String? { AVIFLibrary.load() ?? "libavif, loaded on first use" }
+    public var runtimeNote: String? { RuntimeLibrary.avif.load() ?? "libavif, loaded on first use" }
 
     /// An `ftyp` box whose major brand, or one of the compatible brands within the first bytes,
     /// is `avif` or `avis`.
@@ -64,7 +64,7 @@ public struct AVIFCodec: ImageCodec {
     public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
         -> any FrameSource
     {
-        try AVIFLibrary.required()
+        try RuntimeLibrary.avif.required()
         return try AVIFSource(data: data, limits: limits)
     }
 
@@ -74,23 +74,14 @@ public struct AVIFCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        try AVIFLibrary.required()
+        try RuntimeLibrary.avif.required()
         let color = try OutputColor(source, options: options, container: .icc)
         try AVIFWriter(options: options, source: source.info).describing(color)
             .encode(color.source, into: &sink, progress: progress)
     }
 }
 
-/// libavif, loaded once per process on first use (see `CAVIF/include/CAVIF.h`).
-enum AVIFLibrary {
-    /// `nil` when libavif is loaded, else the reason it is not.
-    static func load() -> String? {
-        var error: UnsafePointer<CChar>?
-        return imgtool_avif_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "libavif is not loaded"
-    }
-
-    /// Throws `unsupportedFormat` naming the reason when libavif cannot be loaded.
-    static func required() throws(ImgToolError) {
-        if let problem = load() { throw ImgToolError(.unsupportedFormat, "AVIF needs libavif: \(problem)") }
-    }
+extension RuntimeLibrary {
+    /// libavif, loaded once per process on first use (see `CAVIF/include/CAVIF.h`).
+    static let avif = RuntimeLibrary(name: "libavif", format: "AVIF", loader: imgtool_avif_load)
 }

@@ -42,10 +42,10 @@ public struct JXLCodec: ImageCodec {
     public var capabilities: CodecCapabilities { [.read, .readAnimation, .write, .writeAnimation, .writeAlpha] }
 
     /// Whether libjxl could be loaded (it is loaded on first use, not at start-up).
-    public var isAvailable: Bool { JXLLibrary.load() == nil }
+    public var isAvailable: Bool { RuntimeLibrary.jxl.load() == nil }
 
     /// How libjxl is loaded, or why it cannot be.
-    public var runtimeNote: String? { JXLLibrary.load() ?? "libjxl, loaded on first use" }
+    public var runtimeNote: String? { RuntimeLibrary.jxl.load() ?? "libjxl, loaded on first use" }
 
     /// A codestream (`FF 0A`) or the container's signature box.
     public func sniff(_ head: [UInt8]) -> Bool {
@@ -57,7 +57,7 @@ public struct JXLCodec: ImageCodec {
     public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
         -> any FrameSource
     {
-        try JXLLibrary.required()
+        try RuntimeLibrary.jxl.required()
         return try JXLSource(data: data, limits: limits)
     }
 
@@ -67,7 +67,7 @@ public struct JXLCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        try JXLLibrary.required()
+        try RuntimeLibrary.jxl.required()
         let writer = JXLWriter(options: options, source: source.info)
         if writer.transcodes(source) {
             try writer.encode(source, into: &sink, progress: progress)
@@ -78,16 +78,7 @@ public struct JXLCodec: ImageCodec {
     }
 }
 
-/// libjxl, loaded once per process on first use (see `CJXL/include/CJXL.h`).
-enum JXLLibrary {
-    /// `nil` when libjxl is loaded, else the reason it is not.
-    static func load() -> String? {
-        var error: UnsafePointer<CChar>?
-        return imgtool_jxl_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "libjxl is not loaded"
-    }
-
-    /// Throws `unsupportedFormat` naming the reason when libjxl cannot be loaded.
-    static func required() throws(ImgToolError) {
-        if let problem = load() { throw ImgToolError(.unsupportedFormat, "JPEG XL needs libjxl: \(problem)") }
-    }
+extension RuntimeLibrary {
+    /// libjxl, loaded once per process on first use (see `CJXL/include/CJXL.h`).
+    static let jxl = RuntimeLibrary(name: "libjxl", format: "JPEG XL", loader: imgtool_jxl_load)
 }
