@@ -3,8 +3,11 @@
 ImageMagick (-coalesce), ffmpeg, libvips and a plain C giflib loop, in one run; then exploding
 an animation into PNG files (imgtool frames vs convert -coalesce, ffmpeg, Pillow).
 
-Prints median wall time, frames per second, ratios to imgtool and peak memory, as Markdown.
-Every peer's frame count is checked (a peer that decodes fewer frames is reported, not ranked). usage: scripts/bench anim [--trials N] [--busy]
+Prints median wall time, frames per second, ratios to imgtool, CPU time (user + system, mean of a
+run) and peak memory, as Markdown. Every peer's frame count is checked (a peer that decodes fewer
+frames is reported, not ranked). With --busy, every tool (imgtool and the peers) runs while a
+spinning process keeps one core busy.
+usage: scripts/bench anim [--trials N] [--busy]
 """
 import argparse
 import os
@@ -30,9 +33,7 @@ pillow_all = ("from PIL import Image, ImageSequence; im = Image.open({!r}); "
               "n = sum(1 for f in ImageSequence.Iterator(im) if f.convert('RGBA').load() is not None); print(n)")
 
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# Animation benchmark ({b.machine()}; {args.trials} trials, median)\n")
+print(f"# Animation benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 for name, frames in [("small.gif", 200), ("big.gif", 100), ("small.png", 200)]:
     path = os.path.join(data, name)
     info = subprocess.run([imgtool, "info", "--json", path], capture_output=True, text=True, check=True).stdout

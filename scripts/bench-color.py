@@ -28,7 +28,7 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=5)
 parser.add_argument("--size", type=int, default=4096)
-parser.add_argument("--busy", action="store_true", help="keep one core busy while measuring")
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("libvips-tools", "liblcms2-utils", "time")
@@ -69,10 +69,10 @@ def measure(cmd, trials):
     return b.measure_with_cpu(cmd, trials=trials, cwd=folder)
 
 
-spinner = subprocess.Popen([py, "-c", "while True: pass"]) if args.busy else None
+stop_busy = b.keep_core_busy(args.busy)  # stopped once every tool is measured
 try:
     print(f"# Colour benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU"
-          f"{'; one core kept busy' if args.busy else ''})\n")
+          f"{b.mode_note(args.busy)})\n")
     keep_rows = []
     for label, cmd_for in (
         ("convert photo.jpg out.png", lambda src: [imgtool, "convert", src, "out.png", "--force"]),
@@ -100,8 +100,7 @@ try:
         base = base or wall
         rows.append([name, f"{wall * 1000:.0f} ms", f"{wall / base:.2f}x", f"{cpu * 1000:.0f} ms"])
 finally:
-    if spinner:
-        spinner.kill()
+    stop_busy()
 
 # The same conversions written losslessly, compared with imgtool's.
 subprocess.run([imgtool, "convert", tagged, "ref-imgtool.png", "--profile", "srgb", "--force"], check=True, cwd=folder)

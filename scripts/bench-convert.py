@@ -2,9 +2,10 @@
 """scripts/bench convert: GIF to APNG (and APNG to APNG), imgtool convert against ffmpeg's APNG
 muxer, gif2apng, and Pillow, whole process, in one run.
 
-Prints median wall time, ratio to imgtool, output size, and whether each output decodes (with
-Pillow) to the input's frames: "exact" when every frame matches the input's composited frames,
-otherwise the frame count and the largest sample difference.
+Prints median wall time, ratio to imgtool, CPU time (user + system, mean of a run), output size,
+and whether each output decodes (with Pillow) to the input's frames: "exact" when every frame
+matches the input's composited frames, otherwise the frame count and the largest sample
+difference. With --busy, every tool (imgtool and the peers) runs while a spinning process keeps one core busy.
 usage: scripts/bench convert [--trials N] [--busy]
 """
 import argparse
@@ -56,9 +57,7 @@ inputs = [
     ("small.png, APNG (480x270, 200 frames)", os.path.join(data, "small.png")),
 ]
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# Converting to APNG ({b.machine()}; {args.trials} trials, median)\n")
+print(f"# Converting to APNG ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 for title, path in inputs:
     reference = frames(path)
     out = lambda name: os.path.join(work, f"{name}.png")  # noqa: E731

@@ -45,7 +45,7 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--only", choices=["decode", "encode", "transcode"])
-parser.add_argument("--busy", action="store_true", help="keep one core busy while measuring")
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("libavif-bin", "libavif-dev", "libjxl-tools", "libjxl-devtools", "libjxl-dev", "libheif1",
@@ -141,7 +141,7 @@ def ms(seconds):
     return f"{seconds * 1000:,.0f} ms"
 
 
-spinner = subprocess.Popen([py, "-c", "while True: pass"]) if args.busy else None
+stop_busy = b.keep_core_busy(args.busy)  # stopped once every tool is measured
 
 # --- 1. Decoding --------------------------------------------------------------------------------
 PILLOW_DECODE = ("import sys\nif sys.argv[2]: __import__(sys.argv[2])\n"
@@ -231,7 +231,7 @@ def compare(what, name, wall, base, one_core):
 
 try:
     print(f"# AVIF, JPEG XL and HEIC benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU"
-          f"{'; one core kept busy' if args.busy else ''})\n")
+          f"{b.mode_note(args.busy)})\n")
     for fmt, file, title, frames, sequence in decode_inputs if args.only in (None, "decode") else []:
         rows, base, one_core = [], None, None
         for name, cmd, counter in decode_tools(fmt, file, sequence):
@@ -366,8 +366,7 @@ try:
         print("## JPEG XL -> JPEG rebuild (whole process), compared with the original JPEG (cmp)\n")
         print(b.table(["tool", "file", "median", "vs imgtool", "CPU", "size", "vs photo.jpg"], rows) + "\n")
 finally:
-    if spinner:
-        spinner.kill()
+    stop_busy()
 
 if slower:
     print("Where a peer's wall time beat imgtool's (on the same number of cores):\n")

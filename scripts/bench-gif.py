@@ -5,12 +5,13 @@ with stats_mode=diff + bayer + diff_mode=rectangle), ImageMagick (-layers Optimi
 source frames (scripts/make-gif-bench-images.py: a video-like clip, a screencast, an RGBA sprite
 with anti-aliased edges, a sticker merged onto a 1280x720 photo).
 
-For every output: bytes, median wall time, and quality against the source frames at the same
-instants (the output frame showing at each source frame's start time): butteraugli (max-norm
-score) and ssimulacra, mean and worst of sampled frames (RGBA frames are flattened onto grey
-first), and flicker: the share of pixels that are static in the source between two consecutive
-frames but change in the output. Targets: no peer of equal or better quality (mean butteraugli
+For every output: bytes, median wall time, CPU time (user + system, mean of a run), and quality
+against the source frames at the same instants (the output frame showing at each source frame's
+start time): butteraugli (max-norm score) and ssimulacra, mean and worst of sampled frames (RGBA
+frames are flattened onto grey first), and flicker: the share of pixels that are static in the
+source between two consecutive frames but change in the output. Targets: no peer of equal or better quality (mean butteraugli
 within 0.05 of imgtool's, or better) writes a smaller file, and imgtool is faster than every peer.
+With --busy, every tool (imgtool and the peers) runs while a spinning process keeps one core busy.
 
 imgtool writes with `imgtool convert IN OUT.gif` (release build).
 usage: scripts/bench gif [--trials N] [--samples K] [--clips video,screencast,sprite,sticker] [--busy]
@@ -159,9 +160,7 @@ def quality(clip, meta, path, tmp):
 
 
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# Writing GIFs ({b.machine()}; {args.trials} trials, median wall time; "
+print(f"# Writing GIFs ({b.machine()}; {args.trials} trials, median wall time, mean CPU{b.mode_note(args.busy)}; "
       f"{args.samples} frames scored per clip; imgtool convert)\n")
 results = {}
 with tempfile.TemporaryDirectory() as tmp:

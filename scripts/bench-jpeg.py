@@ -14,13 +14,14 @@ tool: the C floor), libvips, Pillow and ImageMagick, in one run.
    16-megapixel image takes minutes a run). Until `imgtool merge -o out.jpg` writes JPEG through
    the codec registry, imgtool's row uses Benchmarks/jpeg-merge, a small driver over the same
    library calls (ImageMerger, JPEGCodec).
+Every row gives the median wall time and the CPU time (user + system, mean of a run) beside it.
+With --busy, every tool (imgtool and the peers) runs while a spinning process keeps one core busy.
 usage: scripts/bench jpeg [--trials N] [--size N] [--busy]
 """
 import argparse
 import hashlib
 import os
 import re
-import resource
 import subprocess
 import sys
 
@@ -63,11 +64,7 @@ if not os.path.exists(logo):
 def measure(cmd, trials, warmup=1):
     """b.measure, plus the mean CPU time (user + system) of a run: on a shared machine the wall
     time swings with other processes' load, the CPU time much less."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    med, lo, hi = b.measure(cmd, trials=trials, warmup=warmup)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + warmup)
-    return med, lo, hi, cpu
+    return b.timed(cmd, trials=trials, warmup=warmup)
 
 
 def rgba_hash(raw):
@@ -75,9 +72,7 @@ def rgba_hash(raw):
 
 
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# JPEG benchmark ({b.machine()}; {args.trials} trials, median)\n")
+print(f"# JPEG benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 print(f"photo.jpg: {size}x{size}, {os.path.getsize(photo) // 1024} KiB; logo.png: 1024x512 RGBA\n")
 
 # 1. Decode.

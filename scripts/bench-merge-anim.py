@@ -6,10 +6,12 @@ and ImageMagick 6 (-layers composite; it writes no APNG, so GIF out), whole proc
 Cases: a GIF sticker on a 1920x1080 photo; a still badge on a 480x270 200-frame GIF; a 480x270
 GIF with a GIF sticker (two timelines); a still badge on a 1920x1080 100-frame GIF.
 
-Prints median wall time, ratio to imgtool, output size, frame count and peak memory. Every APNG
+Prints median wall time, ratio to imgtool, CPU time (user + system, mean of a run), output size,
+frame count and peak memory. Every APNG
 is decoded with Pillow and compared with imgtool's frames: Pillow's merge must match imgtool's
 frame for frame (largest sample difference; imgtool's source-over is exact, Pillow's rounds), and
 ffmpeg's frame count and play time are shown (it resamples every input to one frame rate).
+With --busy, every tool (imgtool and the peers) runs while a spinning process keeps one core busy.
 usage: scripts/bench merge-anim [--trials N] [--busy]
 """
 import argparse
@@ -92,9 +94,7 @@ def apng_frames(path):
 
 
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# Merging animations ({b.machine()}; {args.trials} trials, median)\n")
+print(f"# Merging animations ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 for title, bg, ov in cases:
     out = {name: os.path.join(work, f"out-{name}.{ext}") for name, ext in
            [("imgtool", "png"), ("ffmpeg", "png"), ("Pillow", "png"), ("ImageMagick", "gif")]}

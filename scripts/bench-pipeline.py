@@ -27,7 +27,7 @@ import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
-parser.add_argument("--busy", action="store_true", help="keep one core busy while measuring")
+b.add_busy_argument(parser)
 args = parser.parse_args()
 
 b.ensure_apt("imagemagick", "libvips-tools", "gifsicle", "ffmpeg", "time", "libjxl-devtools")
@@ -218,7 +218,7 @@ def clip_info(path):
         return frames, total, im.size
 
 
-spinner = subprocess.Popen([py, "-c", "while True: pass"]) if args.busy else None
+stop_busy = b.keep_core_busy(args.busy)  # stopped once every tool is measured
 notes = [pyvips_note] if pyvips_note else []
 
 
@@ -236,7 +236,7 @@ def timed(name, cmd, out):
 
 try:
     print(f"# Pipeline benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU"
-          f"{'; one core kept busy' if args.busy else ''})\n")
+          f"{b.mode_note(args.busy)})\n")
     rows = []
     base = None
     for name, cmd, out in photo_tools:
@@ -313,8 +313,7 @@ try:
                    "butteraugli mean", "max"], rows) + "\n")
     print("butteraugli: five frames found by time against Pillow's Lanczos of the same steps on the source frame\n")
 finally:
-    if spinner:
-        spinner.kill()
+    stop_busy()
 
 for note in notes:
     print(f"note: {note}")

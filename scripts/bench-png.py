@@ -5,7 +5,7 @@ imgtool against a plain C libpng program, libvips, ImageMagick and Pillow, in on
 Each tool runs as a whole process on the same file; the decoded pixels of every tool are checked
 against imgtool's (SHA-256 of RGBA8) so that nobody is fast by being wrong. Prints medians, ratios
 to imgtool, CPU time (user + system, mean of a run), output sizes and peak memory as Markdown.
-With --busy, every tool runs while a spinning process keeps one core busy.
+With --busy, every tool (imgtool and the peers) runs while a spinning process keeps one core busy.
 usage: scripts/bench png [--trials N] [--size N] [--busy]
 """
 import argparse
@@ -42,7 +42,7 @@ def rgba_hash(raw):
     return hashlib.sha256(bytes(data)).hexdigest()
 
 
-print(f"# PNG benchmark ({b.machine()}; {args.trials} trials, median{b.mode_note(args.busy)})\n")
+print(f"# PNG benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 b.keep_core_busy(args.busy)
 for name in ["photo", "screenshot"]:
     src = os.path.join(images, f"{name}.png")

@@ -16,14 +16,14 @@ animations, the worst over four frames spread through the animation, each compar
 reference of the input's composited frame. GIF outputs are palette-quantized by their writers,
 so their scores include the palette's error; for the GIF case imgtool and ffmpeg write both a
 GIF and an APNG (lossless), and the table says each output's format.
-CPU time (user + system, all threads, per run) is printed beside the wall time: on a shared
-machine it is the steadier measure of the work done.
+CPU time (user + system, all threads, mean of a run) is printed beside the wall time: on a shared
+machine it is the steadier measure of the work done. With --busy, every tool (imgtool and the
+peers) runs while a spinning process keeps one core busy.
 usage: scripts/bench resize [--trials N] [--busy]
 """
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 
@@ -169,9 +169,8 @@ cases = [
     ("small.png APNG (480x270, 200 frames) to 50%", os.path.join(data, "small.png"), 240, 135, ".png"),
 ]
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# Resizing ({b.machine()}; {args.trials} trials, median; quality: butteraugli max / 3-norm "
+print(f"# Resizing ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)}; "
+      "quality: butteraugli max / 3-norm "
       "against a float64 Lanczos3 reference, lower is better)\n")
 for title, path, width, height, ext in cases:
     animated = ext == ".gif" or "APNG" in title
@@ -229,11 +228,7 @@ for title, path, width, height, ext in cases:
     rows, base = [], None
     for name, cmd, output in tools:
         try:
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            med, lo, hi = b.measure(cmd, trials=args.trials, warmup=1 if name.startswith("imgtool") else 0)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            runs = args.trials + (1 if name.startswith("imgtool") else 0)
-            cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / runs
+            med, lo, hi, cpu = b.timed(cmd, trials=args.trials, warmup=1 if name.startswith("imgtool") else 0)
         except subprocess.CalledProcessError:
             rows.append([name, "fails", "", "", "", ""])
             continue

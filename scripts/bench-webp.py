@@ -12,16 +12,15 @@ convert` (libwebp method 4, as cwebp and gif2webp; and `--level 0`, method 0, Pi
 ffmpeg's libwebp_anim encoder and Pillow. Prints each output's size, and whether it decodes
 (with Pillow) to the GIF's frames: "exact", or the largest sample difference.
 Wall times on a shared machine vary with its load, so each row also gives the CPU time (user +
-system) of the median run.
+system, mean of a run). With --busy, every tool (imgtool and the peers) runs while a spinning
+process keeps one core busy.
 usage: scripts/bench webp [--trials N] [--only decode|write] [--busy]
 """
 import argparse
 import hashlib
 import os
-import resource
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import benchlib as b  # noqa: E402
@@ -64,19 +63,8 @@ def imgtool_hashes(path):
 
 
 def measure(cmd, trials, warmup=1):
-    """(median wall seconds, CPU seconds of that run): `warmup` + `trials` runs."""
-    samples = []
-    for i in range(warmup + trials):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        if i >= warmup:
-            samples.append((wall, cpu))
-    samples.sort()
-    return samples[len(samples) // 2]
+    """(median wall seconds, mean CPU seconds of a run): `warmup` + `trials` runs."""
+    return b.measure_with_cpu(cmd, trials=trials, warmup=warmup)
 
 
 def row(label, cmd, frames, base, counter=None):
@@ -92,9 +80,7 @@ def row(label, cmd, frames, base, counter=None):
 
 
 b.keep_core_busy(args.busy)
-if args.busy:
-    print("(One core kept busy by a spinning process while every tool runs.)\n")
-print(f"# WebP benchmark ({b.machine()}; {args.trials} trials, median)\n")
+print(f"# WebP benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 
 # --- Decoding -------------------------------------------------------------------------------------
 for gif, frames in [("small.gif", 200), ("big.gif", 100)] if args.only != "write" else []:

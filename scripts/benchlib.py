@@ -1,10 +1,16 @@
 """Shared helpers for imgtool's benchmark scripts: whole-process timing with warm-up runs,
-N samples, median and spread, CPU time (user + system), peak memory from /usr/bin/time -v, a
-Markdown table, and `--busy` (one core kept busy by a spinning process while measuring).
+N samples, median and spread (`measure`), CPU time of a run (user + system of the process and its
+children: `timed`, `measure_with_cpu`), peak memory from /usr/bin/time -v, a Markdown table, and
+`--busy` (`add_busy_argument`, then `keep_core_busy` or `with busy_core(...)`: one core kept busy
+by a spinning process while every tool is measured; `mode_note` for the report's title).
 
-IMGTOOL_BIN=PATH makes `build_release()` use that binary instead of building one."""
+Environment: IMGTOOL_BIN=PATH makes `build_release()` return that imgtool binary instead of
+building one (scripts/build-release), e.g. to benchmark a saved build while the tree changes."""
+import contextlib
 import os
 import re
+import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -52,37 +58,43 @@ def build_c(name, source, libs):
     return out
 
 
-def measure(cmd, trials=5, warmup=1, cwd=None):
-    """Runs `cmd` warmup + trials times; returns (median seconds, min, max)."""
+def run_samples(cmd, trials=5, warmup=1, cwd=None):
+    """Runs `cmd` warmup + trials times, one after another; returns (wall seconds, CPU seconds) of
+    each of the last `trials` runs. CPU is user + system time of the process and every child it
+    waited for (threads included), from RUSAGE_CHILDREN around that one run."""
     samples = []
     for i in range(warmup + trials):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(cmd, shell=isinstance(cmd, str), check=True, cwd=cwd,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if i >= warmup:
-            samples.append(time.perf_counter() - start)
-    return statistics.median(samples), min(samples), max(samples)
+            samples.append((wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+    return samples
 
 
-def measure_with_cpu(cmd, trials=5, warmup=1, cwd=None):
-    """Runs `cmd` as `measure` does; returns (median wall seconds, mean CPU seconds of a run, user +
-    system): on a shared machine the wall time swings with other load, the CPU time much less."""
-    import resource
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    med, _, _ = measure(cmd, trials=trials, warmup=warmup, cwd=cwd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + warmup)
-    return med, cpu
+def measure(cmd, trials=5, warmup=1, cwd=None):
+    """Runs `cmd` warmup + trials times; returns (median seconds, min, max)."""
+    walls = [wall for wall, _ in run_samples(cmd, trials=trials, warmup=warmup, cwd=cwd)]
+    return statistics.median(walls), min(walls), max(walls)
 
 
 def timed(cmd, trials=5, warmup=1, cwd=None):
-    """`measure` and `measure_with_cpu` in one: (median wall, min, max, mean CPU seconds of a run)."""
-    import resource
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    med, lo, hi = measure(cmd, trials=trials, warmup=warmup, cwd=cwd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (trials + warmup)
-    return med, lo, hi, cpu
+    """Runs `cmd` as `measure` does; returns (median wall seconds, min, max, mean CPU seconds of a
+    run), CPU = user + system of the measured runs (not the warm-ups): on a shared machine the wall
+    time swings with other load, the CPU time much less."""
+    samples = run_samples(cmd, trials=trials, warmup=warmup, cwd=cwd)
+    walls = [wall for wall, _ in samples]
+    return (statistics.median(walls), min(walls), max(walls),
+            statistics.fmean(cpu for _, cpu in samples))
+
+
+def measure_with_cpu(cmd, trials=5, warmup=1, cwd=None):
+    """`timed` without the spread: (median wall seconds, mean CPU seconds of a run)."""
+    med, _, _, cpu = timed(cmd, trials=trials, warmup=warmup, cwd=cwd)
+    return med, cpu
 
 
 def add_busy_argument(parser):
@@ -90,28 +102,54 @@ def add_busy_argument(parser):
                         help="keep one core busy (a spinning process) while every tool is measured")
 
 
+def _die_with_parent():
+    """In the spinner, before exec: the kernel kills it when this script dies, even by SIGKILL."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def keep_core_busy(enabled):
-    """For --busy: starts a process that spins on one core until this script exits, however it
-    exits (normally, on an exception, Ctrl-C or SIGTERM), so every tool measured after it shares
-    the machine with it. Does nothing when not `enabled`."""
+    """For --busy: starts a process that spins on one core (`python3 -c "while True: pass"`), so
+    every tool measured after it shares the machine with it. Returns a function that stops it (call
+    it when measuring is done; calling it again does nothing). The spinner is also stopped when
+    this script exits however it exits: normally, on an exception, Ctrl-C, SIGTERM or SIGHUP (and
+    by the kernel if the script is killed outright). Does nothing, and returns a no-op, when not
+    `enabled`."""
     if not enabled:
-        return
+        return lambda: None
     import atexit
-    import signal
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=_die_with_parent,
+                               stdin=subprocess.DEVNULL)
 
     def stop():
-        spinner.kill()
+        if spinner.poll() is None:
+            spinner.kill()
         spinner.wait()
 
     atexit.register(stop)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    time.sleep(0.2)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, lambda n, _: sys.exit(128 + n))
+    time.sleep(0.2)  # let it reach the loop before the first measurement
+    return stop
+
+
+@contextlib.contextmanager
+def busy_core(enabled):
+    """`with busy_core(args.busy): ...`: keep_core_busy for the block only."""
+    stop = keep_core_busy(enabled)
+    try:
+        yield
+    finally:
+        stop()
 
 
 def mode_note(busy):
-    """The words a report title gets for --busy."""
-    return "; one core kept busy by a spinning process" if busy else "; idle machine"
+    """The words a report title gets for --busy (none without it)."""
+    return "; one core kept busy by a spinning process" if busy else ""
 
 
 def photo_like(width, height, seed=1234):
