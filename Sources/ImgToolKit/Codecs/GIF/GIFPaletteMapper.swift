@@ -156,7 +156,7 @@ struct GIFPaletteMapper {
             scratch.whole.add(source[position], weight: 1)
         }
         return GIFPaletteMapper(
-            palette: GIFQuantizer.palette(from: scratch.whole, seeds: estimate, iterations: 3), inParallel: inParallel)
+            palette: GIFQuantizer.palette(from: scratch.whole, count: colors), inParallel: inParallel)
     }
 
     /// The summed squared sRGB distance from each of `pixels` to the colour of `palette`
