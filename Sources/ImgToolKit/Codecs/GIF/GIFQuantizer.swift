@@ -156,20 +156,6 @@ enum GIFQuantizer {
         return unique(centres.map(\.packed))
     }
 
-    /// At most `seeds.count` opaque colours for the histogram: weighted k-means started from
-    /// `seeds` (a palette built from a sample of the same colours) rather than from a median cut.
-    static func palette(from histogram: GIFHistogram, seeds: [UInt32], iterations: Int) -> [UInt32] {
-        let (points, weights) = histogram.points
-        guard !points.isEmpty else { return [GIFPixel.opaque(0, 0, 0)] }
-        if points.count <= seeds.count { return unique(points.map(\.packed)) }
-        var centres = seeds.map { seed in
-            let (r, g, b) = GIFPixel.channels(seed)
-            return OkLab(red: Float(r), green: Float(g), blue: Float(b))
-        }
-        refine(&centres, points, weights, iterations: iterations)
-        return unique(centres.map(\.packed))
-    }
-
     private static func unique(_ colors: [UInt32]) -> [UInt32] {
         var seen = Set<UInt32>()
         return colors.filter { seen.insert($0).inserted }
