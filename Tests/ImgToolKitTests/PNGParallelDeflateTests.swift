@@ -41,10 +41,10 @@ struct PNGParallelDeflateTests {
             ("palette with tRNS", palette),
             ("RGBA 16-bit", TestImages.noise16(width: 130, height: 70, seed: 3)),
             ("grey and alpha 16-bit", greyAlpha16),
-            ("gradient", TestImages.gradient(width: 640, height: 480)),
+            ("gradient", TestImages.gradient(width: 320, height: 240)),
             ("1x1", TestImages.make8(width: 1, height: 1) { _, _ in [9, 8, 7, 6] }),
             ("one row", TestImages.noise8(width: 5000, height: 1, seed: 11)),
-            ("one column", TestImages.noise8(width: 1, height: 3000, seed: 12)),
+            ("one column", TestImages.noise8(width: 1, height: 400, seed: 12)),
         ]
     }()
 
@@ -135,7 +135,7 @@ struct PNGParallelDeflateTests {
         }
         for image in [image, drawing] {
             let layout = PNGLayout.choose(for: image)
-            for encoder in [PNGEncoder(), PNGEncoder(compressionLevel: 6), PNGEncoder(compressionLevel: 9)] {
+            for encoder in [PNGEncoder(), PNGEncoder(compressionLevel: 6)] {
                 let blocks = try encoder.zlibStream(of: image, layout: layout)
                 let one = try encoder.zlibStream(of: image, layout: layout, blockBytes: Int.max / 2)
                 let split = blocks != one
