@@ -174,21 +174,3 @@ imgtool_png_status imgtool_png_deflate_block(const imgtool_png_block_params *par
 uint32_t imgtool_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
     return (uint32_t)adler32_combine(first, second, (z_off_t)second_length);
 }
-
-uint8_t *imgtool_zlib_pack(const uint8_t *data, size_t length, int level, size_t *out_length) {
-    uLongf bound = compressBound((uLong)length);
-    uint8_t *out = malloc(bound > 0 ? bound : 1);
-    if (out == NULL) return NULL;
-    if (compress2(out, &bound, data, (uLong)length, level) != Z_OK) {
-        free(out);
-        return NULL;
-    }
-    *out_length = bound;
-    return out;
-}
-
-int imgtool_zlib_unpack(const uint8_t *data, size_t length, uint8_t *out, size_t out_length) {
-    uLongf filled = (uLongf)out_length;
-    if (uncompress(out, &filled, data, (uLong)length) != Z_OK) return -1;
-    return filled == out_length ? 0 : -1;
-}

@@ -208,16 +208,22 @@ void imgtool_png_reader_color(const imgtool_png_reader *reader, imgtool_png_colo
     }
 }
 
-uint8_t *imgtool_png_zlib_compress(const uint8_t *data, size_t length, size_t *out_length) {
+uint8_t *imgtool_png_zlib_compress(const uint8_t *data, size_t length, int level, size_t *out_length) {
     uLongf bound = compressBound((uLong)length);
     uint8_t *out = malloc(bound > 0 ? bound : 1);
     if (out == NULL) return NULL;
-    if (compress2(out, &bound, data, (uLong)length, 9) != Z_OK) {
+    if (compress2(out, &bound, data, (uLong)length, level) != Z_OK) {
         free(out);
         return NULL;
     }
     *out_length = bound;
     return out;
+}
+
+int imgtool_png_zlib_uncompress(const uint8_t *data, size_t length, uint8_t *out, size_t out_length) {
+    uLongf filled = (uLongf)out_length;
+    if (uncompress(out, &filled, data, (uLong)length) != Z_OK) return -1;
+    return filled == out_length ? 0 : -1;
 }
 
 void imgtool_png_buffer_free(uint8_t *buffer) { free(buffer); }

@@ -75,9 +75,14 @@ typedef struct {
 /// The colour and metadata chunks, after `imgtool_png_reader_read_header`.
 void imgtool_png_reader_color(const imgtool_png_reader *reader, imgtool_png_color *color);
 
-/// zlib-compresses `length` bytes (level 9) into a buffer freed with `imgtool_png_buffer_free`;
-/// NULL when out of memory. For the compressed chunks (iCCP) the writers add.
-uint8_t *imgtool_png_zlib_compress(const uint8_t *data, size_t length, size_t *out_length);
+/// zlib-compresses `length` bytes at `level` into a buffer freed with `imgtool_png_buffer_free`;
+/// NULL when out of memory. For the compressed chunks (iCCP) the writers add (level 9), and for
+/// frames held compressed while the APNG writer looks ahead (level 1).
+uint8_t *imgtool_png_zlib_compress(const uint8_t *data, size_t length, int level, size_t *out_length);
+
+/// Decompresses what `imgtool_png_zlib_compress` made into exactly `out_length` bytes at `out`:
+/// 0, or -1 when the data is damaged or of another length.
+int imgtool_png_zlib_uncompress(const uint8_t *data, size_t length, uint8_t *out, size_t out_length);
 
 void imgtool_png_buffer_free(uint8_t *buffer);
 
@@ -208,14 +213,6 @@ uint32_t imgtool_png_adler32_combine(uint32_t first, uint32_t second, size_t sec
 /// most `chunk_bytes`, then IEND.
 imgtool_png_status imgtool_png_writer_finish_with_stream(imgtool_png_writer *writer, const uint8_t *stream,
                                                          size_t length, size_t chunk_bytes);
-
-/// zlib-compresses `length` bytes at `level` into a buffer freed with `imgtool_png_buffer_free`;
-/// NULL when out of memory. For frames held compressed while a writer looks ahead.
-uint8_t *imgtool_zlib_pack(const uint8_t *data, size_t length, int level, size_t *out_length);
-
-/// Decompresses what `imgtool_zlib_pack` made into exactly `out_length` bytes at `out`: 0, or -1
-/// when the data is damaged or of another length.
-int imgtool_zlib_unpack(const uint8_t *data, size_t length, uint8_t *out, size_t out_length);
 
 /// libpng's version string, as compiled against.
 const char *imgtool_png_version(void);

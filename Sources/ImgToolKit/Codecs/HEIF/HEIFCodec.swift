@@ -29,11 +29,11 @@ public struct HEIFCodec: ImageCodec {
     public var capabilities: CodecCapabilities { [.read] }
 
     /// Whether libheif could be loaded.
-    public var isAvailable: Bool { HEIFLibrary.load() == nil }
+    public var isAvailable: Bool { RuntimeLibrary.heif.load() == nil }
 
     /// libheif's version and how it is loaded, or what to install.
     public var runtimeNote: String? {
-        if let problem = HEIFLibrary.load() { return problem }
+        if let problem = RuntimeLibrary.heif.load() { return problem }
         return "libheif \(HEIFLibrary.version ?? "?"), loaded at run time"
             + (HEIFLibrary.hasHEVCDecoder ? "" : " (no HEVC decoder: install libde265-0)")
     }
@@ -55,14 +55,13 @@ public struct HEIFCodec: ImageCodec {
     }
 }
 
-/// libheif, loaded once per process.
-enum HEIFLibrary {
-    /// `nil` when libheif is loaded, else the reason it is not.
-    static func load() -> String? {
-        var error: UnsafePointer<CChar>?
-        return imgtool_heif_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "libheif is not loaded"
-    }
+extension RuntimeLibrary {
+    /// libheif, loaded once per process when a HEIC is first read (see `CHeif/include/CHeif.h`).
+    static let heif = RuntimeLibrary(name: "libheif", format: "HEIF", loader: imgtool_heif_load)
+}
 
+/// What libheif says of itself once loaded.
+enum HEIFLibrary {
     static var version: String? {
         imgtool_heif_version().map { String(cString: $0) }
     }

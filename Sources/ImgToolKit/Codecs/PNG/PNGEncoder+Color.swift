@@ -61,7 +61,7 @@ extension PNGEncoder {
         if name.isEmpty { name = Array("ICC profile".utf8) }
         var length = 0
         let compressed = profile.data.withUnsafeBufferPointer { bytes in
-            imgtool_png_zlib_compress(bytes.baseAddress, bytes.count, &length)
+            imgtool_png_zlib_compress(bytes.baseAddress, bytes.count, 9, &length)
         }
         guard let compressed else { throw ImgToolError(.tooLarge, "out of memory compressing the ICC profile") }
         defer { imgtool_png_buffer_free(compressed) }

@@ -1,12 +1,13 @@
 internal import CLibPNG
 
-/// Encodes a ``PixelBuffer`` as PNG with libpng, through the `CLibPNG` shim.
+/// Encodes a ``PixelBuffer`` as PNG through the `CLibPNG` shim: the rows filtered and deflated
+/// in blocks on every core (pigz's method), the chunks written by libpng.
 ///
 /// The encoder stores the smallest exact colour type and bit depth (grey at 1, 2, 4 or 8 bits,
 /// a palette with `tRNS` when at most 256 colours occur, RGB when every pixel is opaque, 16-bit
 /// only when some sample needs it), so decoding the output gives back the same pixels.
 public struct PNGEncoder: Sendable {
-    /// zlib's strategies, as `png_set_compression_strategy` takes them.
+    /// zlib's strategies, as `deflateInit2` takes them.
     public enum Strategy: String, Sendable, Hashable, CaseIterable {
         /// `Z_DEFAULT_STRATEGY`.
         case `default`

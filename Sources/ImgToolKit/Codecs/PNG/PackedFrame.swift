@@ -33,7 +33,7 @@ struct PackedFrame: Sendable {
     private static func pack(_ raw: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return [] }
         var length = 0
-        guard let out = imgtool_zlib_pack(base, raw.count, 1, &length) else { return nil }
+        guard let out = imgtool_png_zlib_compress(base, raw.count, 1, &length) else { return nil }
         defer { imgtool_png_buffer_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: length))
     }
@@ -60,6 +60,8 @@ struct PackedFrame: Sendable {
 
     private static func unpack(_ bytes: [UInt8], into out: UnsafeMutableRawBufferPointer) -> Bool {
         guard let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
-        return bytes.withUnsafeBufferPointer { imgtool_zlib_unpack($0.baseAddress, $0.count, target, out.count) == 0 }
+        return bytes.withUnsafeBufferPointer {
+            imgtool_png_zlib_uncompress($0.baseAddress, $0.count, target, out.count) == 0
+        }
     }
 }

@@ -30,22 +30,21 @@ struct RowPacker: Sendable {
         return try scratch.withUnsafeMutableBufferPointer { out throws(ImgToolError) in
             let base = out.baseAddress.unsafelyUnwrapped
             for (offset, row) in rows.enumerated() {
-                pack(row: row, of: image, into: base + offset * rowBytes, table: table)
+                pack(row: row, of: image, into: base + offset * rowBytes)
             }
             return try body(UnsafePointer(base))
         }
     }
 
     private func pack(
-        row: Int, of image: PixelBuffer, into out: UnsafeMutablePointer<UInt8>,
-        table: (keys: [UInt32], values: [UInt8], used: [Bool])?
+        row: Int, of image: PixelBuffer, into out: UnsafeMutablePointer<UInt8>
     ) {
         let first = row * width * 4
         switch image.samples {
         case .rgba8(let samples):
             samples.withUnsafeBufferPointer { source in
                 let pixels = UnsafeRawPointer(source.baseAddress.unsafelyUnwrapped + first)
-                pack8(pixels, into: out, table: table)
+                pack8(pixels, into: out)
             }
         case .rgba16(let samples):
             samples.withUnsafeBufferPointer { source in
@@ -55,16 +54,13 @@ struct RowPacker: Sendable {
                 } else {
                     // Every sample is v * 257 (PNGLayout checked): its low byte is the 8-bit value.
                     let narrow = (0..<width * 4).map { UInt8(truncatingIfNeeded: pixels[$0]) }
-                    narrow.withUnsafeBytes { pack8($0.baseAddress.unsafelyUnwrapped, into: out, table: table) }
+                    narrow.withUnsafeBytes { pack8($0.baseAddress.unsafelyUnwrapped, into: out) }
                 }
             }
         }
     }
 
-    private func pack8(
-        _ pixels: UnsafeRawPointer, into out: UnsafeMutablePointer<UInt8>,
-        table: (keys: [UInt32], values: [UInt8], used: [Bool])?
-    ) {
+    private func pack8(_ pixels: UnsafeRawPointer, into out: UnsafeMutablePointer<UInt8>) {
         let p = pixels.assumingMemoryBound(to: UInt8.self)
         switch layout.colorType {
         case .rgb:
