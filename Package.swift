@@ -51,12 +51,17 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
-        // giflib reports errors by return code, so a module map is all Swift needs.
-        .systemLibrary(
+        // giflib reports errors by return code, so Swift calls it directly; the target adds our
+        // LZW decoder for well-formed data (CGif/gif_lzw.c), which leaves the rest to giflib.
+        .target(
             name: "CGif",
             path: "CGif",
-            pkgConfig: "libgif",
-            providers: [.apt(["libgif-dev"])]
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("gif")]
         ),
         // libwebp reports errors by return code too; the module map links libwebp and libwebpmux
         // (WebPAnimEncoder). libwebpdemux (WebPAnimDecoder) is linked by the tests only, which

@@ -84,7 +84,7 @@ struct GIFBuilder {
         return out + [0x00]
     }
 
-    private static func tableSize(_ count: Int) -> Int { max(2, (1...8).map { 1 << $0 }.first { $0 >= count } ?? 256) }
+    static func tableSize(_ count: Int) -> Int { max(2, (1...8).map { 1 << $0 }.first { $0 >= count } ?? 256) }
 
     private static func sizeField(_ count: Int) -> UInt8 {
         UInt8(tableSize(count).trailingZeroBitCount - 1)

@@ -31,15 +31,20 @@ final class GIFDecoder {
     let globalColorCount: Int
 
     private let input: GIFInput
+    /// Whether plain LZW data is decoded by `imgtool_gif_lzw_decode` rather than `DGifGetLine`.
+    private let copyingLZW: Bool
     private var file: UnsafeMutablePointer<GifFileType>?
     /// One row of palette indices, as giflib decodes it.
     private var line: UnsafeMutableBufferPointer<UInt8>
 
     /// Opens `data` and reads the header, the logical screen descriptor and the global colour
     /// table. The corresponding C function is `DGifOpen`.
+    /// - Parameter copyingLZW: decode plain LZW data with `imgtool_gif_lzw_decode`, which gives
+    ///   giflib's pixels faster; tests turn it off to compare the two.
     /// - Throws: ``ImgToolError`` `truncated` or `corrupt`.
-    init(data: [UInt8]) throws(ImgToolError) {
+    init(data: [UInt8], copyingLZW: Bool = true) throws(ImgToolError) {
         input = GIFInput(data: data)
+        self.copyingLZW = copyingLZW
         line = .allocate(capacity: 0)
         var status: Int32 = 0
         let opened = DGifOpen(
@@ -216,6 +221,7 @@ final class GIFDecoder {
             line = .allocate(capacity: region.width)
         }
         guard let lineBase = line.baseAddress else { return }
+        if clip == region, try decodeCopying(header, into: frame, what()) { return }
         // Rows as wide as the clip go straight to their place; others through `line`.
         let direct = clip.width == region.width
         let width = Int32(region.width)
@@ -251,7 +257,9 @@ final class GIFDecoder {
         throws(ImgToolError)
     {
         guard count > 0 else { return }
-        try check(DGifGetLine(try handle(), target, Int32(count)), what())
+        let file = try handle()
+        if copyingDecode(into: target, count: count) { return }
+        try check(DGifGetLine(file, target, Int32(count)), what())
     }
 
     /// Loads the colours of the image whose header was just read into `frame` (see
@@ -262,6 +270,59 @@ final class GIFDecoder {
     }
 
     // MARK: - Internals
+
+    /// Decodes a frame that lies inside the screen with `imgtool_gif_lzw_decode` (see
+    /// `CGif/gif_lzw.c`), then reads the rest of its sub-blocks up to the terminator as giflib
+    /// does after the last pixel. Interlaced rows are decoded in file order and then put in
+    /// their place.
+    /// - Returns: `false`, having read nothing, when the data is not plain LZW; giflib then
+    ///   decodes the frame and reports what is wrong.
+    private func decodeCopying(_ header: GIFImageHeader, into frame: GIFFrameIndices, _ what: @autoclosure () -> String)
+        throws(ImgToolError) -> Bool
+    {
+        let file = try handle()
+        let region = header.region
+        let count = region.width * region.height
+        guard header.isInterlaced else {
+            guard copyingDecode(into: frame.indices, count: count) else { return false }
+            try finishImageData(file, what())
+            return true
+        }
+        let fileOrder = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { fileOrder.deallocate() }
+        guard copyingDecode(into: fileOrder, count: count) else { return false }
+        var source = fileOrder
+        for pass in Self.interlacePasses {
+            for row in stride(from: pass.start, to: region.height, by: pass.step) {
+                (frame.indices + row * region.width).update(from: source, count: region.width)
+                source += region.width
+            }
+        }
+        try finishImageData(file, what())
+        return true
+    }
+
+    /// Runs `imgtool_gif_lzw_decode` on the image data at the read position (just after the
+    /// LZW minimum code size); the read position does not move.
+    private func copyingDecode(into target: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+        let start = input.offset
+        guard copyingLZW, start > 0 else { return false }
+        let minimumCodeSize = Int32(input.byte(at: start - 1))
+        return input.withBytes { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return imgtool_gif_lzw_decode(base, bytes.count, start, minimumCodeSize, target, count) == 0
+        }
+    }
+
+    /// Skips the sub-blocks left after the last pixel and lets giflib read the terminator, as
+    /// `DGifGetLine` does once the image is complete (a cut block is `truncated`).
+    private func finishImageData(_ file: UnsafeMutablePointer<GifFileType>, _ what: @autoclosure () -> String)
+        throws(ImgToolError)
+    {
+        input.seek(to: input.offsetOfBlockTerminator(from: input.offset))
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetCodeNext(file, &block), what())
+    }
 
     private static let progressivePass: [(start: Int, step: Int)] = [(0, 1)]
     private static let interlacePasses: [(start: Int, step: Int)] = [(0, 8), (4, 8), (2, 4), (1, 2)]
@@ -326,6 +387,10 @@ private final class GIFInput {
     var count: Int { data.count }
 
     func byte(at index: Int) -> UInt8 { data[index] }
+
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        data.withUnsafeBufferPointer(body)
+    }
 
     /// Reads from `position` next (clamped to the data).
     func seek(to position: Int) {

@@ -1,0 +1,26 @@
+// giflib reports errors by return code (GIF_ERROR, then GifFileType.Error), so Swift calls it
+// directly. Beside its declarations, this module has one function of ours: a faster LZW
+// decoder for well-formed image data, which hands anything unusual back to giflib.
+#ifndef IMGTOOL_CGIF_H
+#define IMGTOOL_CGIF_H
+
+#include <gif_lib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// Decodes the first `count` pixels of one image's LZW data into `out`.
+///
+/// `data[start]` is the image's first data sub-block length byte (just after the LZW minimum
+/// code size, `minimum_code_size`, 2 to 8). Codes are read and the code table is grown by
+/// exactly giflib 5.2's rules (`DGifDecompressLine`), so a pixel written here is the pixel
+/// giflib would write. Every case where giflib does something other than plain LZW is refused
+/// instead: a code not yet in the table, the end-of-information code before `count` pixels,
+/// an empty or cut sub-block, a minimum code size outside 2-8. The caller then decodes the
+/// image with giflib, which reports (or tolerates) the problem as it always has.
+///
+/// Returns 0 when all `count` pixels were written, -1 when the data is refused (`out` then
+/// holds partial output). Data after the `count`th pixel is not read.
+int imgtool_gif_lzw_decode(
+    const uint8_t *data, size_t size, size_t start, int minimum_code_size, uint8_t *out, size_t count);
+
+#endif
