@@ -1,6 +1,7 @@
 // giflib reports errors by return code (GIF_ERROR, then GifFileType.Error), so Swift calls it
-// directly. Beside its declarations, this module has one function of ours: a faster LZW
-// decoder for well-formed image data, which hands anything unusual back to giflib.
+// directly. Beside its declarations, this module has two functions of ours: a faster LZW
+// decoder for well-formed image data, which hands anything unusual back to giflib, and the
+// LZW encoder of imgtool's GIF writer.
 #ifndef IMGTOOL_CGIF_H
 #define IMGTOOL_CGIF_H
 
@@ -22,5 +23,16 @@
 /// holds partial output). Data after the `count`th pixel is not read.
 int imgtool_gif_lzw_decode(
     const uint8_t *data, size_t size, size_t start, int minimum_code_size, uint8_t *out, size_t count);
+
+/// The most bytes `imgtool_gif_lzw_encode` writes for `count` indices.
+size_t imgtool_gif_lzw_encoded_capacity(size_t count);
+
+/// Writes one image's data block for `count` palette indices (every one below
+/// `1 << minimum_code_size`, 2 to 8): the minimum code size byte, the LZW codes in data
+/// sub-blocks of at most 255 bytes, and the block terminator. Codes start at
+/// `minimum_code_size + 1` bits and grow to 12 as giflib's `DGifDecompressInput` reads them;
+/// the table is cleared only when it is full, as giflib's `EGifPutLine` does. `out` holds at
+/// least `imgtool_gif_lzw_encoded_capacity(count)` bytes. Returns the bytes written.
+size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out);
 
 #endif

@@ -2,7 +2,8 @@ internal import CGif
 
 /// One giflib decoding session over a GIF held in memory, from `DGifOpen` to `DGifCloseFile`.
 ///
-/// This is the only Swift file that imports `CGif`, and no C type leaves it. giflib reports a
+/// This is the only Swift file that uses giflib (``GIFLZWEncoder`` uses only our encoder from
+/// `CGif`), and no C type leaves it. giflib reports a
 /// failure by returning `GIF_ERROR` and leaving a code in `GifFileType.Error`; every call goes
 /// through ``check(_:_:)``, which turns that code into an ``ImgToolError`` whose cause is
 /// `GifErrorString(code)`. Bytes reach giflib through a non-capturing `@convention(c)` reader that
