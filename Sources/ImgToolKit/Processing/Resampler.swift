@@ -635,8 +635,6 @@ public struct Resampler: Sendable {
         _ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, conversion: Conversion,
         into target: UnsafeMutableBufferPointer<Sample>
     ) {
-        // Adding 2^23 to a float in 0..<2^23 puts its integer part in the significand's low bits.
-        let magic = SIMD4<Float>(repeating: 8_388_608)
         let maximum = conversion.maximum
         let toTable = 65535 / maximum
         let encode = conversion.encode
@@ -669,14 +667,13 @@ public struct Resampler: Sendable {
                 straight[1] = encode[Int(min(straight[1], maximum) * toTable + 0.5)] * maximum
                 straight[2] = encode[Int(min(straight[2], maximum) * toTable + 0.5)] * maximum
             }
-            let whole =
-                (Self.clamp(straight, maximum) + 0.5)
-                .rounded(.down) + magic
-            let bits = unsafeBitCast(whole, to: SIMD4<UInt32>.self) & 0xFFFF
-            target[x * 4] = Sample(truncatingIfNeeded: bits[0])
-            target[x * 4 + 1] = Sample(truncatingIfNeeded: bits[1])
-            target[x * 4 + 2] = Sample(truncatingIfNeeded: bits[2])
-            target[x * 4 + 3] = Sample(truncatingIfNeeded: bits[3])
+            // Every lane is in 0.5 ... maximum + 0.5, so truncation is the floor (one conversion
+            // instruction, where `rounded(.down)` was a call to `floorf` per lane).
+            let half = Self.clamp(straight, maximum) + 0.5
+            target[x * 4] = Sample(truncatingIfNeeded: Int32(half[0]))
+            target[x * 4 + 1] = Sample(truncatingIfNeeded: Int32(half[1]))
+            target[x * 4 + 2] = Sample(truncatingIfNeeded: Int32(half[2]))
+            target[x * 4 + 3] = Sample(truncatingIfNeeded: Int32(half[3]))
         }
     }
 
