@@ -123,9 +123,35 @@ __attribute__((target("avx"))) void imgtool_resample_accumulate(const void *cons
     }
 }
 
+__attribute__((target("avx"))) void imgtool_resample_store_rgba8(const void *pixels, int64_t count, uint8_t *out,
+                                                                 float maximum) {
+    const float *in = pixels;
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1), half = _mm_set1_ps(0.5f),
+                 top = _mm_set1_ps(maximum);
+    for (int64_t x = 0; x < count; x++) {
+        const __m128 p = _mm_loadu_ps(in + x * 4);
+        const __m128 alpha = _mm_min_ps(_mm_max_ps(_mm_shuffle_ps(p, p, 0xFF), zero), top);
+        if (!(_mm_cvtss_f32(alpha) >= 0.5f)) {
+            __builtin_memset(out + x * 4, 0, 4);
+            continue;
+        }
+        const __m128 limit = _mm_mul_ps(alpha, top);
+        __m128 straight = _mm_div_ps(_mm_min_ps(_mm_max_ps(p, zero), limit), _mm_blend_ps(alpha, one, 8));
+        straight = _mm_blend_ps(straight, alpha, 8);
+        const __m128i whole = _mm_cvttps_epi32(_mm_add_ps(_mm_min_ps(_mm_max_ps(straight, zero), top), half));
+        const __m128i bytes = _mm_packus_epi16(_mm_packus_epi32(whole, whole), _mm_setzero_si128());
+        const int32_t four = _mm_cvtsi128_si32(bytes);
+        __builtin_memcpy(out + x * 4, &four, 4);
+    }
+}
+
 #else
 
 int imgtool_resample_has_avx(void) { return 0; }
+
+void imgtool_resample_store_rgba8(const void *pixels, int64_t count, uint8_t *out, float maximum) {
+    (void)pixels, (void)count, (void)out, (void)maximum;
+}
 
 void imgtool_resample_accumulate(const void *const *row_pointers, const float *weights, int64_t row_count,
                                  void *out_pixels, int64_t width) {

@@ -34,6 +34,13 @@ void imgtool_resample_filter_row(const void *in, const void *firsts, const void 
 /// 8-bit straight RGBA pixels to premultiplied float pixels (r a, g a, b a, a), needs AVX.
 void imgtool_resample_load_rgba8(const uint8_t *in, int64_t count, void *out);
 
+/// Premultiplied float pixels (`count`, 4 floats each) to 8-bit straight RGBA, as the Swift
+/// store does it with no background and no transfer curve: alpha clamped to `0...maximum`; a
+/// pixel with alpha under 0.5 becomes 0; otherwise each colour is clamped to `0...alpha *
+/// maximum`, divided by alpha, clamped to `0...maximum`, and `x + 0.5` truncated. The same bytes
+/// as the Swift loop. Only call it when `imgtool_resample_has_avx()` is 1.
+void imgtool_resample_store_rgba8(const void *pixels, int64_t count, uint8_t *out, float maximum);
+
 void imgtool_resample_accumulate(const void *const *row_pointers, const float *weights, int64_t row_count,
                                  void *out_pixels, int64_t width);
 

@@ -434,7 +434,7 @@ public struct Resampler: Sendable {
             }
             let start = (y - rows.lowerBound) * width * 4
             Resampler.store(
-                accumulator, conversion: conversion,
+                accumulator, conversion: conversion, wide: resampler.usesWideVectors,
                 into: UnsafeMutableBufferPointer(rebasing: output[start..<start + width * 4]))
         }
     }
@@ -632,9 +632,17 @@ public struct Resampler: Sendable {
     /// opaque.
     @inline(__always)
     private static func store<Sample: FixedWidthInteger & UnsignedInteger>(
-        _ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, conversion: Conversion,
+        _ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, conversion: Conversion, wide: Bool,
         into target: UnsafeMutableBufferPointer<Sample>
     ) {
+        if wide, Sample.self == UInt8.self, conversion.encode == nil, conversion.background == nil,
+            let base = target.baseAddress
+        {
+            imgtool_resample_store_rgba8(
+                pixels.baseAddress, Int64(pixels.count),
+                UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self), conversion.maximum)
+            return
+        }
         let maximum = conversion.maximum
         let toTable = 65535 / maximum
         let encode = conversion.encode

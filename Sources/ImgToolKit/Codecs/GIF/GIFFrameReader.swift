@@ -104,14 +104,22 @@ final class GIFFrameReader: FrameReader {
         let indices = try decoding.decoded(frame.info.index, isCancelled: { Task.isCancelled })
         defer { decoding.recycle(indices) }
 
-        if let pending = pendingDisposal {
+        let clip = frame.info.region.clipped(toWidth: width, height: height)
+        if frame.transparentIndex == nil, frame.info.disposal != .previous,
+            clip == FrameRegion(x: 0, y: 0, width: width, height: height)
+        {
+            // The frame paints every pixel, so nothing on the canvas survives it: rather than
+            // the copy that writing into the canvas the last frame still shares would make,
+            // a fresh buffer, and no disposal to apply.
+            let count = width * height * 4
+            canvas = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        } else if let pending = pendingDisposal {
             switch pending.disposal {
             case .none: break
             case .background: clear(pending.region)
             case .previous: restore(pending.region)
             }
         }
-        let clip = frame.info.region.clipped(toWidth: width, height: height)
         if frame.info.disposal == .previous { save(clip) }
         pendingDisposal = (frame.info.disposal, clip)
         indices.draw(
