@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "CAVIF.h"
 
@@ -39,12 +40,16 @@ static char load_error[512];
 
 static void load_library(void) {
     const char *sonames[] = {"libavif.so.15"};
+    // IMGTOOL_LIBAVIF names a file to load in place of libavif.so.15 (tests use it
+    // to see what a machine without the library says).
+    const char *override = getenv("IMGTOOL_LIBAVIF");
+    if (override != NULL && *override != '\0') sonames[0] = override;
     void *handles[1];
     for (int i = 0; i < 1; i++) {
         handles[i] = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
         if (handles[i] == NULL) {
             const char *reason = dlerror();
-            snprintf(load_error, sizeof load_error, "cannot load %s (install libavif15): %s", sonames[i],
+            snprintf(load_error, sizeof load_error, "cannot load %s (on Debian or Ubuntu: apt-get install libavif15): %s", sonames[i],
                      reason ? reason : "unknown error");
             return;
         }

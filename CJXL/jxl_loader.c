@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "CJXL.h"
 
@@ -65,12 +66,16 @@ static char load_error[512];
 
 static void load_library(void) {
     const char *sonames[] = {"libjxl.so.0.7", "libjxl_threads.so.0.7"};
+    // IMGTOOL_LIBJXL names a file to load in place of libjxl.so.0.7 (tests use it
+    // to see what a machine without the library says).
+    const char *override = getenv("IMGTOOL_LIBJXL");
+    if (override != NULL && *override != '\0') sonames[0] = override;
     void *handles[2];
     for (int i = 0; i < 2; i++) {
         handles[i] = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
         if (handles[i] == NULL) {
             const char *reason = dlerror();
-            snprintf(load_error, sizeof load_error, "cannot load %s (install libjxl0.7): %s", sonames[i],
+            snprintf(load_error, sizeof load_error, "cannot load %s (on Debian or Ubuntu: apt-get install libjxl0.7): %s", sonames[i],
                      reason ? reason : "unknown error");
             return;
         }

@@ -57,4 +57,37 @@ struct ModernFormatsCLITests {
         let heif = formats.lines.first { $0.contains("\"format\":\"heif\"") } ?? ""
         #expect(heif.contains("\"available\":false") && heif.contains("libheif1"))
     }
+    @Test(
+        "without libavif or libjxl, reading and writing fail with one line naming the file and the package, writing nothing; formats says so",
+        arguments: [
+            ("IMGTOOL_LIBAVIF", "avif", "/avif/sequence.avifs", "libavif15"),
+            ("IMGTOOL_LIBJXL", "jxl", nil, "libjxl0.7"),
+        ] as [(String, String, String?, String)])
+    func withoutLazyLibrary(variable: String, format: String, fixture: String?, package: String) throws {
+        let folder = try makeTemporaryFolder("modern")
+        let missing = "\(variable)=/nonexistent/lib\(format).so"
+        let run = { (arguments: [String]) in
+            try CLIRunner.run(program: "/usr/bin/env", [missing, CLIRunner.executable.path] + arguments)
+        }
+        // Reading: an existing file of that format (for JPEG XL, one written with the library).
+        var input = fixture.map { Self.fixtures + $0 } ?? ""
+        if fixture == nil {
+            input = folder + "/in.jxl"
+            #expect(try CLIRunner.run(["convert", Self.fixtures + "/avif/gradient.png", input]).status == 0)
+        }
+        let info = try run(["info", input])
+        #expect(info.status == 1)
+        #expect(info.stderr.contains(input) && info.stderr.contains("apt-get install \(package)"), "\(info.stderr)")
+        #expect(info.stderr.split(separator: "\n").count == 1)
+        // Writing: nothing is left behind.
+        let output = folder + "/out.\(format)"
+        let convert = try run(["convert", Self.fixtures + "/avif/gradient.png", output])
+        #expect(convert.status == 1)
+        #expect(convert.stderr.contains(output) && convert.stderr.contains("apt-get install \(package)"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.contains("out") })
+        let formats = try run(["formats", "--json"])
+        let row = formats.lines.first { $0.contains("\"format\":\"\(format)\"") } ?? ""
+        #expect(row.contains("\"available\":false") && row.contains(package))
+    }
 }
