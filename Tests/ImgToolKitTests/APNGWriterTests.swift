@@ -48,6 +48,22 @@ struct APNGWriterTests {
         return result
     }
 
+    /// The frames a player shows: each run of equal consecutive frames as one, with their delays
+    /// summed (what the writer stores when it can correct acTL).
+    static func merged(_ frames: [PixelBuffer], delays: [Duration]) -> (frames: [PixelBuffer], delays: [Duration]) {
+        var kept: [PixelBuffer] = []
+        var summed: [Duration] = []
+        for (frame, delay) in zip(frames, delays) {
+            if let last = kept.last, last == frame {
+                summed[summed.count - 1] += delay
+            } else {
+                kept.append(frame)
+                summed.append(delay)
+            }
+        }
+        return (kept, summed)
+    }
+
     static func encode(
         _ frames: [PixelBuffer], delays: [Duration], plays: Int = 0, hasAlpha: Bool = true
     ) throws -> [UInt8] {
@@ -68,43 +84,83 @@ struct APNGWriterTests {
             let delays = (0..<12).map { Duration.milliseconds(20 + 10 * $0) }
             let bytes = try Self.encode(frames, delays: delays, plays: 3, hasAlpha: !opaque)
             let (info, decoded) = try APNGBuilder.decodeAll(bytes, depth: nil)
+            let shown = Self.merged(frames, delays: delays)
             #expect(info.format == .apng)
             #expect(info.colorType == (opaque ? .rgb : .rgba))
             #expect(info.bitDepth == (depth == .eight ? 8 : 16))
             #expect(info.plays == 3 && info.loopValue == 3)
-            #expect(info.frames.map(\.delay) == delays)
-            #expect(decoded.count == frames.count)
-            for (index, (expected, actual)) in zip(frames, decoded).enumerated() {
+            #expect(info.frames.map(\.delay) == shown.delays)
+            #expect(decoded.count == shown.frames.count)
+            for (index, (expected, actual)) in zip(shown.frames, decoded).enumerated() {
                 #expect(firstDifference(expected, actual) == nil, "seed \(seed), frame \(index)")
             }
         }
     }
 
-    @Test("Later frames store only the rectangle that changed; an unchanged frame stores one pixel")
+    @Test("Later frames store only the rectangle that changed; an unchanged frame adds its delay to the one before")
     func subFrames() throws {
         var second = TestImages.noise8(width: 40, height: 30, seed: 9)
         let first = second
         second.draw(MergeFixtures.solid([1, 2, 3, 4], width: 5, height: 3), at: (7, 11), blend: .source)
         var third = second
         third.draw(MergeFixtures.solid([200, 2, 3, 255]), at: (39, 29), blend: .source)
-        let frames = [first, second, second, third]
-        let bytes = try Self.encode(frames, delays: Array(repeating: .milliseconds(50), count: 4))
+        let frames = [first, second, second, second, third]
+        let delays: [Duration] = [
+            .milliseconds(50), .milliseconds(50), .milliseconds(30), .milliseconds(20), .seconds(1),
+        ]
+        let bytes = try Self.encode(frames, delays: delays)
         let (info, decoded) = try APNGBuilder.decodeAll(bytes)
         #expect(
             info.frames.map(\.region) == [
                 FrameRegion(x: 0, y: 0, width: 40, height: 30), FrameRegion(x: 7, y: 11, width: 5, height: 3),
-                FrameRegion(x: 0, y: 0, width: 1, height: 1), FrameRegion(x: 39, y: 29, width: 1, height: 1),
+                FrameRegion(x: 39, y: 29, width: 1, height: 1),
             ])
+        #expect(info.frames.map(\.delay) == [.milliseconds(50), .milliseconds(100), .seconds(1)])
         #expect(info.frames.allSatisfy { $0.disposal == .none && $0.blend == .source })
-        #expect(decoded == frames)
-        // The fcTL and fdAT sequence numbers run 0, 1, 2, ... with IDAT for frame 0.
-        let types = PNGBytes.chunks(of: bytes).map(\.type)
-        #expect(types == ["IHDR", "acTL", "fcTL", "IDAT", "fcTL", "fdAT", "fcTL", "fdAT", "fcTL", "fdAT", "IEND"])
+        #expect(decoded == [first, second, third])
+        // The fcTL and fdAT sequence numbers run 0, 1, 2, ... with IDAT for frame 0, and acTL
+        // counts the frames stored.
+        let chunks = PNGBytes.chunks(of: bytes)
+        #expect(chunks.map(\.type) == ["IHDR", "acTL", "fcTL", "IDAT", "fcTL", "fdAT", "fcTL", "fdAT", "IEND"])
+        let actl = try #require(chunks.first { $0.type == "acTL" })
+        #expect(Array(bytes[actl.offset + 8..<actl.offset + 12]) == [0, 0, 0, 3])
     }
 
-    @Test("A file descriptor gets the same bytes as memory")
+    @Test("On a pipe, where acTL cannot be corrected, an unchanged frame stores one pixel and keeps its delay")
+    func repeatsOnAPipe() async throws {
+        let first = TestImages.noise8(width: 16, height: 9, seed: 4)
+        var second = first
+        second.draw(MergeFixtures.solid([9, 8, 7, 255], width: 2, height: 2), at: (3, 3), blend: .source)
+        let frames = [first, first, second]
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let reader = ends[0]
+        let drained = Task.detached { () -> [UInt8] in
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                bytes += buffer[0..<count]
+            }
+            close(reader)
+            return bytes
+        }
+        let writer = try APNGWriter(fileDescriptor: ends[1], width: 16, height: 9, frameCount: 3, plays: 0)
+        for frame in frames { try writer.append(frame, delay: .milliseconds(40)) }
+        try writer.finish()
+        close(ends[1])
+        let bytes = await drained.value
+        let (info, decoded) = try APNGBuilder.decodeAll(bytes)
+        #expect(info.frames.map(\.region)[1] == FrameRegion(x: 0, y: 0, width: 1, height: 1))
+        #expect(info.frames.map(\.delay) == Array(repeating: .milliseconds(40), count: 3))
+        #expect(decoded == frames)
+    }
+
+    @Test("A file descriptor gets the same bytes as memory, repeated frames merged there too")
     func toFileDescriptor() throws {
-        let frames = Self.frames(count: 5, width: 64, height: 48, depth: .eight, opaque: false, seed: 3)
+        var frames = Self.frames(count: 4, width: 64, height: 48, depth: .eight, opaque: false, seed: 3)
+        frames.insert(frames[1], at: 2)
         let delays = Array(repeating: Duration.milliseconds(40), count: 5)
         let folder = try makeTemporaryFolder("apng-writer")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -8,7 +8,9 @@
 /// buffer in memory.
 public struct ByteSink: Sendable {
     private enum Target {
-        case descriptor(Int32)
+        /// `start`: the file offset of the first byte written, or `nil` when the descriptor
+        /// cannot be written at an offset (a pipe, a terminal, a file opened to append).
+        case descriptor(Int32, start: Int?)
         case memory
     }
 
@@ -18,7 +20,10 @@ public struct ByteSink: Sendable {
 
     /// A sink that writes to `descriptor` (not closed here).
     public init(fileDescriptor descriptor: Int32) {
-        target = .descriptor(descriptor)
+        let position = lseek(descriptor, 0, SEEK_CUR)
+        let flags = fcntl(descriptor, F_GETFL)
+        let seekable = position >= 0 && flags >= 0 && flags & O_APPEND == 0
+        target = .descriptor(descriptor, start: seekable ? Int(position) : nil)
     }
 
     /// A sink that collects the bytes in ``bytes``.
@@ -33,7 +38,7 @@ public struct ByteSink: Sendable {
         switch target {
         case .memory:
             bytes.append(contentsOf: data)
-        case .descriptor(let descriptor):
+        case .descriptor(let descriptor, _):
             let failure: Int32? = data.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
@@ -43,6 +48,48 @@ public struct ByteSink: Sendable {
                         return errno
                     }
                     offset += written
+                }
+                return nil
+            }
+            if let failure {
+                throw ImgToolError(.writeFailed, "writing the output failed", cause: systemErrorText(failure))
+            }
+        }
+    }
+
+    /// Whether bytes already written can be written again (``rewrite(_:at:)``): always in
+    /// memory; for a descriptor, when it is a file that can be written at an offset (not a
+    /// pipe, a terminal or a file opened to append).
+    var canRewrite: Bool {
+        switch target {
+        case .memory: true
+        case .descriptor(_, let start): start != nil
+        }
+    }
+
+    /// Writes `data` again over bytes already written, `offset` bytes after the first byte this
+    /// sink wrote. The corresponding C function is `pwrite`.
+    /// - Throws: ``ImgToolError`` `writeFailed` with errno's text, or when ``canRewrite`` is
+    ///   `false`.
+    mutating func rewrite(_ data: [UInt8], at offset: Int) throws(ImgToolError) {
+        switch target {
+        case .memory:
+            bytes.replaceSubrange(offset..<offset + data.count, with: data)
+        case .descriptor(let descriptor, let start):
+            guard let start else {
+                throw ImgToolError(.writeFailed, "the output cannot be rewritten: it is not a file that can seek")
+            }
+            let failure: Int32? = data.withUnsafeBytes { raw in
+                var done = 0
+                while done < raw.count {
+                    let written = pwrite(
+                        descriptor, raw.baseAddress.unsafelyUnwrapped + done, raw.count - done,
+                        off_t(start + offset + done))
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    done += written
                 }
                 return nil
             }

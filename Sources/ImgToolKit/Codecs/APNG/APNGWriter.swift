@@ -14,6 +14,11 @@
 /// chunks. A delay is written as an exact fraction when it has one with 16-bit terms,
 /// otherwise in milliseconds chosen so that frame start times never drift.
 ///
+/// A frame equal to the one before it is not stored: its delay is added to that frame's, when
+/// the output can be rewritten (memory, or a file that can seek), since acTL, written
+/// first, then gets the number of frames stored at ``finish()``. On a pipe such a frame is
+/// stored as one unchanged pixel, and acTL keeps ``frameCount``.
+///
 /// Every frame is stored with the same colour type and depth, as APNG requires: RGB or RGBA
 /// (``hasAlpha``), 8 or 16 bits (``depth``);
 /// ``FrameSource/writePNG(toFileDescriptor:plays:depth:encoder:progress:)`` also finds the
@@ -48,7 +53,14 @@ public final class APNGWriter {
     private let layout: PNGLayout
     private var delays = APNGDelayWriter()
     private var previous: PixelBuffer?
+    /// Whether a frame equal to the one before is merged into its delay.
+    private let mergesRepeats: Bool
+    /// Where acTL starts, in bytes from the start of the file.
+    private var actlOffset = 0
+    /// The last frame committed, written once the next frame shows it is not repeated.
+    private var pending: CompressedFrame?
     private var stagedCount = 0
+    private var framesCommitted = 0
     private var framesWritten = 0
     private var sequenceNumber: UInt32 = 0
     private var finished = false
@@ -115,12 +127,14 @@ public final class APNGWriter {
         frameEncoder.extraChunks = []  // written once, after IHDR, not in each frame's stream
         self.encoder = frameEncoder
         self.layout = layout
+        mergesRepeats = sink.canRewrite
 
         var head: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
         let header = IHDRChunk(
             width: width, height: height, bitDepth: layout.bitDepth, colorType: layout.colorType, isInterlaced: false)
         PNGChunk.append(.ihdr, data: header.serialized, to: &head)
         for chunk in encoder.extraChunks { PNGChunk.append(chunk.type, data: chunk.data, to: &head) }
+        actlOffset = head.count
         PNGChunk.append(.actl, data: ACTLChunk(frameCount: frameCount, plays: plays).serialized, to: &head)
         if layout.colorType == .palette {
             PNGChunk.append(
@@ -181,31 +195,37 @@ public final class APNGWriter {
             work: { (frame) async throws(ImgToolError) in try frame.compressed() },
             consume: { (frame) throws(ImgToolError) in
                 try commit(frame)
-                progress?(framesWritten)
+                progress?(framesCommitted)
             })
     }
 
-    /// A frame ready to compress: the rectangle to store and its pixels.
+    /// A frame ready to compress: the rectangle to store and its pixels, or a repeat of the
+    /// frame before.
     struct StagedFrame: Sendable {
         var region: FrameRegion
         var pixels: PixelBuffer
-        var delay: APNGDelay
+        var delay: Duration
+        /// Equal to the frame before, and merged into its delay: nothing to compress.
+        var repeats: Bool
         var layout: PNGLayout
         var encoder: PNGEncoder
 
         /// The zlib stream of the pixels stored as `layout`: the data of its IDAT or fdAT chunks.
         func compressed() throws(ImgToolError) -> CompressedFrame {
-            CompressedFrame(
+            guard !repeats else { return CompressedFrame(region: region, delay: delay, stream: [], repeats: true) }
+            return CompressedFrame(
                 region: region, delay: delay,
-                stream: try encoder.zlibStream(of: pixels, layout: layout, blockBytes: PNGDeflater.frameBlockBytes))
+                stream: try encoder.zlibStream(of: pixels, layout: layout, blockBytes: PNGDeflater.frameBlockBytes),
+                repeats: false)
         }
     }
 
     /// A frame ready to write.
     struct CompressedFrame: Sendable {
         var region: FrameRegion
-        var delay: APNGDelay
+        var delay: Duration
         var stream: [UInt8]
+        var repeats: Bool
     }
 
     /// Checks `frame`, finds what changed since the frame before (frame 0 covers the canvas), and
@@ -226,23 +246,48 @@ public final class APNGWriter {
                 .invalidArgument,
                 "frame \(index) has a translucent pixel in row \(y), but the APNG stores no alpha")
         }
-        // Later frames cover what changed (at least one pixel: fcTL cannot describe an empty rectangle).
-        let region =
-            previous.map { canvas.differingRegion(from: $0) ?? FrameRegion(x: 0, y: 0, width: 1, height: 1) }
-            ?? FrameRegion(x: 0, y: 0, width: width, height: height)
-        let pixels = region.width == width && region.height == height ? canvas : canvas.cropped(to: region)
+        // Later frames cover what changed; a frame that changes nothing is merged into the one
+        // before, or (when acTL cannot be corrected) covers one pixel, since fcTL cannot
+        // describe an empty rectangle.
+        var repeats = false
+        var region = FrameRegion(x: 0, y: 0, width: width, height: height)
+        if let previous {
+            if let changed = canvas.differingRegion(from: previous) {
+                region = changed
+            } else {
+                repeats = mergesRepeats
+                region = FrameRegion(x: 0, y: 0, width: 1, height: 1)
+            }
+        }
+        let pixels =
+            repeats || (region.width == width && region.height == height) ? canvas : canvas.cropped(to: region)
         previous = canvas
         stagedCount += 1
         return StagedFrame(
-            region: region, pixels: pixels, delay: delays.next(delay), layout: layout, encoder: encoder)
+            region: region, pixels: pixels, delay: max(delay, .zero), repeats: repeats, layout: layout,
+            encoder: encoder)
     }
 
-    /// Writes the fcTL and the IDAT (frame 0) or fdAT chunks of the next frame; frames must be
-    /// committed in the order they were staged.
+    /// Takes the next frame; frames must be committed in the order they were staged. A repeat
+    /// adds its delay to the frame before; any other frame writes the frame before, whose delay
+    /// is then final.
     func commit(_ frame: CompressedFrame) throws(ImgToolError) {
+        framesCommitted += 1
+        if frame.repeats, var last = pending {
+            last.delay += frame.delay
+            pending = last
+            return
+        }
+        if let last = pending { try write(last) }
+        pending = frame
+    }
+
+    /// Writes the fcTL and the IDAT (frame 0) or fdAT chunks of a frame.
+    private func write(_ frame: CompressedFrame) throws(ImgToolError) {
+        let delay = delays.next(frame.delay)
         let control = FCTLChunk(
-            sequenceNumber: nextSequenceNumber(), region: frame.region, delayNumerator: frame.delay.numerator,
-            delayDenominator: frame.delay.denominator, disposal: .none, blend: .source)
+            sequenceNumber: nextSequenceNumber(), region: frame.region, delayNumerator: delay.numerator,
+            delayDenominator: delay.denominator, disposal: .none, blend: .source)
         let stream = frame.stream
         var out: [UInt8] = []
         out.reserveCapacity(stream.count + 64 + 16 * (stream.count / Self.chunkBytes + 1))
@@ -262,14 +307,24 @@ public final class APNGWriter {
         framesWritten += 1
     }
 
-    /// Writes IEND after the last frame.
+    /// Writes the last frame and IEND, and corrects acTL's frame count when repeated frames were
+    /// merged.
     /// - Throws: ``ImgToolError`` `invalidArgument` when fewer than ``frameCount`` frames were
     ///   appended (the file would be invalid), `writeFailed`.
     public func finish() throws(ImgToolError) {
         guard !finished else { return }
-        guard framesWritten == frameCount, stagedCount == frameCount else {
+        guard framesCommitted == frameCount, stagedCount == frameCount else {
             throw ImgToolError(
-                .invalidArgument, "the APNG was declared with \(frameCount) frames but \(framesWritten) were added")
+                .invalidArgument, "the APNG was declared with \(frameCount) frames but \(framesCommitted) were added")
+        }
+        if let last = pending {
+            try write(last)
+            pending = nil
+        }
+        if framesWritten != frameCount {
+            var actl: [UInt8] = []
+            PNGChunk.append(.actl, data: ACTLChunk(frameCount: framesWritten, plays: plays).serialized, to: &actl)
+            try sink.rewrite(actl, at: actlOffset)
         }
         var out: [UInt8] = []
         PNGChunk.append(.iend, data: EmptyCollection(), to: &out)
