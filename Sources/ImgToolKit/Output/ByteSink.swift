@@ -39,19 +39,7 @@ public struct ByteSink: Sendable {
         case .memory:
             bytes.append(contentsOf: data)
         case .descriptor(let descriptor, _):
-            let failure: Int32? = data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(descriptor, raw.baseAddress.unsafelyUnwrapped + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += written
-                }
-                return nil
-            }
-            if let failure {
+            if let failure = Self.writeAll(data, to: descriptor, at: nil) {
                 throw ImgToolError(.writeFailed, "writing the output failed", cause: systemErrorText(failure))
             }
         }
@@ -79,23 +67,32 @@ public struct ByteSink: Sendable {
             guard let start else {
                 throw ImgToolError(.writeFailed, "the output cannot be rewritten: it is not a file that can seek")
             }
-            let failure: Int32? = data.withUnsafeBytes { raw in
-                var done = 0
-                while done < raw.count {
-                    let written = pwrite(
-                        descriptor, raw.baseAddress.unsafelyUnwrapped + done, raw.count - done,
-                        off_t(start + offset + done))
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    done += written
-                }
-                return nil
-            }
-            if let failure {
+            if let failure = Self.writeAll(data, to: descriptor, at: start + offset) {
                 throw ImgToolError(.writeFailed, "writing the output failed", cause: systemErrorText(failure))
             }
+        }
+    }
+
+    /// Writes all of `data` to `descriptor`, at its current position (`write`) or at `offset`
+    /// (`pwrite`), retrying short writes and interrupted calls; returns errno on failure.
+    private static func writeAll(_ data: [UInt8], to descriptor: Int32, at offset: Int?) -> Int32? {
+        data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let from = raw.baseAddress.unsafelyUnwrapped + done
+                let written =
+                    if let offset {
+                        pwrite(descriptor, from, raw.count - done, off_t(offset + done))
+                    } else {
+                        write(descriptor, from, raw.count - done)
+                    }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += written
+            }
+            return nil
         }
     }
 }
