@@ -55,9 +55,7 @@ struct GIFCopyingLZWTests {
         var maxCode1 = 1 << bits
         var nextFree = clear + 2
         var last: Int?
-        var packed: [UInt8] = []
-        var buffer = 0
-        var buffered = 0
+        var packed = GIFLZW.BitWriter()
         for _ in 0..<count {
             let roll = random.next() % 1000
             let code: Int
@@ -75,13 +73,7 @@ struct GIFCopyingLZWTests {
             } else {
                 code = Int(random.next() % UInt64(clear))
             }
-            buffer |= code << buffered
-            buffered += bits
-            while buffered >= 8 {
-                packed.append(UInt8(buffer & 0xFF))
-                buffer >>= 8
-                buffered -= 8
-            }
+            packed.write(code, width: bits)
             if runningCode < 4097 {
                 runningCode += 1
                 if runningCode > maxCode1 && bits < 12 {
@@ -100,8 +92,7 @@ struct GIFCopyingLZWTests {
                 last = code
             }
         }
-        if buffered > 0 { packed.append(UInt8(buffer & 0xFF)) }
-        return packed
+        return packed.finish()
     }
 
     static func gif(width: Int, height: Int, minimumCodeSize: Int, interlaced: Bool, data: [UInt8]) -> [UInt8] {

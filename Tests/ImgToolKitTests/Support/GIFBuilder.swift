@@ -152,7 +152,8 @@ enum GIFLZW {
         return writer.finish()
     }
 
-    private struct BitWriter {
+    /// Packs codes of any width, least significant bit first.
+    struct BitWriter {
         var bytes: [UInt8] = []
         var accumulator = 0
         var count = 0

@@ -217,12 +217,12 @@ final class GIFDecoder {
             return
         }
         try loadColors(into: frame)
+        if clip == region, try decodeCopying(header, into: frame, with: file, what()) { return }
         if line.count < region.width {
             line.deallocate()
             line = .allocate(capacity: region.width)
         }
         guard let lineBase = line.baseAddress else { return }
-        if clip == region, try decodeCopying(header, into: frame, what()) { return }
         // Rows as wide as the clip go straight to their place; others through `line`.
         let direct = clip.width == region.width
         let width = Int32(region.width)
@@ -278,10 +278,10 @@ final class GIFDecoder {
     /// their place.
     /// - Returns: `false`, having read nothing, when the data is not plain LZW; giflib then
     ///   decodes the frame and reports what is wrong.
-    private func decodeCopying(_ header: GIFImageHeader, into frame: GIFFrameIndices, _ what: @autoclosure () -> String)
-        throws(ImgToolError) -> Bool
-    {
-        let file = try handle()
+    private func decodeCopying(
+        _ header: GIFImageHeader, into frame: GIFFrameIndices, with file: UnsafeMutablePointer<GifFileType>,
+        _ what: @autoclosure () -> String
+    ) throws(ImgToolError) -> Bool {
         let region = header.region
         let count = region.width * region.height
         guard header.isInterlaced else {

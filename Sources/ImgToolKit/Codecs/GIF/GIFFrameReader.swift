@@ -42,12 +42,7 @@ final class GIFFrameReader: FrameReader {
         // The canvas starts transparent, unless frame 0 paints every pixel of it anyway: it
         // covers the screen, has no transparent index and is not restored afterwards. Skipping
         // the clear saves a pass over the canvas before a large first frame can be shown.
-        let paintsEverything =
-            source.frames.first.map {
-                $0.transparentIndex == nil && $0.info.disposal != .previous
-                    && $0.info.region.clipped(toWidth: source.info.width, height: source.info.height)
-                        == FrameRegion(x: 0, y: 0, width: source.info.width, height: source.info.height)
-            } ?? false
+        let paintsEverything = source.frames.first.map { Self.paintsEveryPixel($0, of: source) } ?? false
         canvas = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             if !paintsEverything { buffer.initialize(repeating: 0) }
@@ -105,9 +100,7 @@ final class GIFFrameReader: FrameReader {
         defer { decoding.recycle(indices) }
 
         let clip = frame.info.region.clipped(toWidth: width, height: height)
-        if frame.transparentIndex == nil, frame.info.disposal != .previous,
-            clip == FrameRegion(x: 0, y: 0, width: width, height: height)
-        {
+        if Self.paintsEveryPixel(frame, of: source) {
             // The frame paints every pixel, so nothing on the canvas survives it: rather than
             // the copy that writing into the canvas the last frame still shares would make,
             // a fresh buffer, and no disposal to apply.
@@ -130,6 +123,15 @@ final class GIFFrameReader: FrameReader {
         if depth == .sixteen { image = image.converted(to: .sixteen) }
         image.metadata = ImageMetadata(format: .gif, bitDepth: 8, colorType: .palette)
         return Frame(info: frame.info, image: image)
+    }
+
+    /// Whether `frame` sets every pixel of the canvas and is not restored afterwards: it covers
+    /// the screen, has no transparent index and its disposal is not `previous`. Nothing drawn
+    /// before it shows through, so it needs no cleared or copied canvas.
+    private static func paintsEveryPixel(_ frame: GIFSource.Frame, of source: GIFSource) -> Bool {
+        frame.transparentIndex == nil && frame.info.disposal != .previous
+            && frame.info.region.clipped(toWidth: source.info.width, height: source.info.height)
+                == FrameRegion(x: 0, y: 0, width: source.info.width, height: source.info.height)
     }
 
     // MARK: - Disposal
