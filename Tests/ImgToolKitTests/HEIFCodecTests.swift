@@ -82,4 +82,44 @@ struct HEIFStructureTests {
         // Cut anywhere, the reader answers without reading past the end.
         for length in stride(from: 0, to: data.count, by: 7) { _ = HEIFItemGraph(Array(data.prefix(length))).problem }
     }
+
+    @Test("an alpha plane that is a grid built from its own image is refused, references read as libheif reads them")
+    func alphaCycle() throws {
+        // FuzzHEIF's second 4 KB file: the primary grid's alpha is a grid whose tile is the primary.
+        // The first reference box's size is wrong; libheif ignores it and reads the next one.
+        let path = HEIFCodecTests.fixtures + "/fuzz-seeds/heif-alpha-grid-cycle.heic"
+        let data = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let graph = HEIFItemGraph(data)
+        #expect(graph.inputs[4] == [2] && graph.auxiliaries[2] == [4])
+        #expect(graph.problem != nil)
+        let error = #expect(throws: ImgToolError.self) { _ = try ImageSource(data: data, name: "cycle.heic") }
+        #expect(error?.code == .corrupt && error?.input == "cycle.heic")
+        for length in stride(from: 0, to: data.count, by: 5) { _ = HEIFItemGraph(Array(data.prefix(length))).problem }
+    }
+
+    @Test("two images that are each other's alpha form a cycle; an alpha of a grid's tile does not")
+    func auxiliaryCycle() {
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + body.count)
+            return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + body
+        }
+        func infe(_ id: UInt16, _ type: String) -> [UInt8] {
+            box("infe", [2, 0, 0, 0, UInt8(id >> 8), UInt8(id & 0xFF), 0, 0] + Array(type.utf8) + [0])
+        }
+        func reference(_ type: String, _ from: UInt16, _ to: [UInt16]) -> [UInt8] {
+            box(type, [0, UInt8(from), 0, UInt8(to.count)] + to.flatMap { [0, UInt8($0)] })
+        }
+        func file(_ items: [(UInt16, String)], _ references: [[UInt8]]) -> [UInt8] {
+            let iinf = box("iinf", [0, 0, 0, 0, 0, UInt8(items.count)] + items.flatMap { infe($0.0, $0.1) })
+            return box("meta", [0, 0, 0, 0] + iinf + box("iref", [0, 0, 0, 0] + references.flatMap { $0 }))
+        }
+        let mutual = file([(1, "hvc1"), (2, "hvc1")], [reference("auxl", 2, [1]), reference("auxl", 1, [2])])
+        #expect(HEIFItemGraph(mutual).problem?.contains("leads back to itself") == true)
+        let tiles = file(
+            [(1, "grid"), (2, "hvc1"), (3, "hvc1"), (4, "hvc1")],
+            [reference("dimg", 1, [2, 3]), reference("auxl", 4, [2])])
+        #expect(HEIFItemGraph(tiles).problem == nil)
+        let selfAlpha = file([(1, "hvc1")], [reference("auxl", 1, [1])])
+        #expect(HEIFItemGraph(selfAlpha).problem != nil)
+    }
 }

@@ -1,13 +1,18 @@
-/// The items of a HEIF's `meta` box and their `dimg` references, read before libheif sees the
-/// file: libheif 1.15 recurses without end on a grid whose tiles are themselves derived images
-/// (a grid of grids, or a grid that is its own image's alpha), taking gigabytes and never
-/// returning (FuzzHEIF found one in 4 KB). MIAF allows only coded images as a grid's tiles, so
-/// such a file is refused here. Every read is bounds-checked (``ISOBMFF``).
+/// The items of a HEIF's `meta` box and which items decoding each one decodes, read before
+/// libheif sees the file. libheif 1.15 follows these references without a guard: a grid whose
+/// tile is a grid, or an image whose alpha plane is a grid built from that image, makes it
+/// recurse without end, spawning decoding threads at every level, taking gigabytes and never
+/// returning (FuzzHEIF found both in 4 KB files). MIAF allows only coded images as the inputs of
+/// a derived image, and no image can need itself, so such a file is refused here. Every read is
+/// bounds-checked (``ISOBMFF``).
 struct HEIFItemGraph {
     /// Item types by item ID.
     private(set) var types: [UInt32: String] = [:]
     /// `dimg` references: derived item ID to its input item IDs.
     private(set) var inputs: [UInt32: [UInt32]] = [:]
+    /// `auxl` references reversed: image item ID to the auxiliary images (alpha, depth) that
+    /// libheif decodes with it.
+    private(set) var auxiliaries: [UInt32: [UInt32]] = [:]
 
     /// The graph of `data`'s top-level `meta` box; empty when there is none to read.
     init(_ data: [UInt8]) {
@@ -28,29 +33,46 @@ struct HEIFItemGraph {
                 types[UInt32(truncatingIfNeeded: id)] = type
             }
         }
-        if let iref = children.first(where: { $0.type == "iref" }),
-            let version = file.integer(at: iref.body.lowerBound, bytes: 1)
-        {
-            let idBytes = version == 0 ? 2 : 4
-            for reference in file.children(of: iref, skipping: 4) where reference.type == "dimg" {
-                var at = reference.body.lowerBound
-                guard let from = file.integer(at: at, bytes: idBytes),
-                    let count = file.integer(at: at + idBytes, bytes: 2)
-                else { continue }
-                at += idBytes + 2
-                var targets: [UInt32] = []
-                for _ in 0..<min(count, 4096) {
-                    guard let to = file.integer(at: at, bytes: idBytes) else { break }
-                    targets.append(UInt32(truncatingIfNeeded: to))
-                    at += idBytes
-                }
-                inputs[UInt32(truncatingIfNeeded: from), default: []] += targets
+        if let iref = children.first(where: { $0.type == "iref" }) {
+            readReferences(file, iref)
+        }
+    }
+
+    /// Reads `iref`'s references as libheif 1.15 does: one after another, each a box header, the
+    /// source ID, a count and the target IDs, the header's size ignored (a reference whose size
+    /// is wrong is still read, and the next one starts where its IDs end).
+    private mutating func readReferences(_ file: ISOBMFF, _ iref: ISOBMFF.Box) {
+        guard let version = file.integer(at: iref.body.lowerBound, bytes: 1) else { return }
+        let idBytes = version == 0 ? 2 : 4
+        let end = iref.body.upperBound
+        var at = iref.body.lowerBound + 4
+        var count = 0
+        while at < end, count < 65536 {
+            count += 1
+            guard let size = file.integer(at: at, bytes: 4), let type = file.fourCC(at: at + 4) else { return }
+            at += 8 + (size == 1 ? 8 : 0) + (type == "uuid" ? 16 : 0)
+            guard at + idBytes + 2 <= end, let from = file.integer(at: at, bytes: idBytes),
+                let targets = file.integer(at: at + idBytes, bytes: 2)
+            else { return }
+            at += idBytes + 2
+            var read: [UInt32] = []
+            for _ in 0..<targets {
+                guard at + idBytes <= end, let to = file.integer(at: at, bytes: idBytes) else { break }
+                read.append(UInt32(truncatingIfNeeded: to))
+                at += idBytes
+            }
+            let source = UInt32(truncatingIfNeeded: from)
+            switch type {
+            case "dimg": inputs[source, default: []] += read
+            case "auxl": for master in read { auxiliaries[master, default: []].append(source) }
+            default: break
             }
         }
     }
 
-    /// Why the references cannot be decoded safely, or `nil`: a derived image whose input is
-    /// itself, or is a derived image (`grid`, `iovl`, `iden`) rather than a coded one.
+    /// Why the references cannot be decoded safely, or `nil`: a derived image whose input is a
+    /// derived image (`grid`, `iovl`, `iden`) rather than a coded one, or an image that decoding
+    /// leads back to (through inputs and auxiliary images).
     var problem: String? {
         let derived: Set<String> = ["grid", "iovl", "iden"]
         for (from, targets) in inputs.sorted(by: { $0.key < $1.key }) {
@@ -58,6 +80,39 @@ struct HEIFItemGraph {
                 if to == from { return "item \(from) is an input of itself" }
                 if let type = types[to], derived.contains(type) {
                     return "item \(from) (\(types[from] ?? "?")) takes item \(to), a \(type), as an input"
+                }
+            }
+        }
+        if let item = firstItemInCycle {
+            return "decoding item \(item) (\(types[item] ?? "?")) leads back to itself through its inputs or alpha"
+        }
+        return nil
+    }
+
+    /// An item on a cycle of "decoding this decodes that" (inputs and auxiliary images), or `nil`.
+    /// Iterative depth-first search: a hostile file cannot make it recurse deeply.
+    private var firstItemInCycle: UInt32? {
+        func next(_ item: UInt32) -> [UInt32] { (inputs[item] ?? []) + (auxiliaries[item] ?? []) }
+        enum Mark { case open, done }
+        var marks: [UInt32: Mark] = [:]
+        let roots = Set(inputs.keys).union(auxiliaries.keys).sorted()
+        for root in roots where marks[root] == nil {
+            var stack: [(item: UInt32, next: [UInt32], at: Int)] = [(root, next(root), 0)]
+            marks[root] = .open
+            while let top = stack.last {
+                if top.at == top.next.count {
+                    marks[top.item] = .done
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].at += 1
+                let child = top.next[top.at]
+                switch marks[child] {
+                case .open?: return child
+                case .done?: continue
+                case nil:
+                    marks[child] = .open
+                    stack.append((child, next(child), 0))
                 }
             }
         }
