@@ -365,6 +365,62 @@ imgtool_jpeg_status imgtool_jpeg_reader_skip_rows(imgtool_jpeg_reader *reader, u
     return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
 }
 
+// MARK: - Reading planes
+
+imgtool_jpeg_status imgtool_jpeg_reader_start_planes(imgtool_jpeg_reader *reader, imgtool_jpeg_planes *planes) {
+    if (reader == NULL || planes == NULL || reader->stage != STAGE_HEADER) return IMGTOOL_JPEG_MISUSE;
+    j_decompress_ptr cinfo = &reader->cinfo;
+    // Only YCbCr whose chroma is 4:4:4, 4:2:2 or 4:2:0 of the luma; anything else is left to
+    // imgtool_jpeg_reader_start, and the reader stays as it was.
+    if (cinfo->jpeg_color_space != JCS_YCbCr || cinfo->num_components != 3) return IMGTOOL_JPEG_UNSUPPORTED;
+    const jpeg_component_info *luma = &cinfo->comp_info[0];
+    for (int ci = 1; ci < 3; ci++) {
+        if (cinfo->comp_info[ci].h_samp_factor != 1 || cinfo->comp_info[ci].v_samp_factor != 1) {
+            return IMGTOOL_JPEG_UNSUPPORTED;
+        }
+    }
+    int h = luma->h_samp_factor, v = luma->v_samp_factor;
+    if (!((h == 1 && v == 1) || (h == 2 && v == 1) || (h == 2 && v == 2))) return IMGTOOL_JPEG_UNSUPPORTED;
+    if ((cinfo->image_width + (JDIMENSION)h - 1) / (JDIMENSION)h < 3) return IMGTOOL_JPEG_UNSUPPORTED;
+    if (setjmp(reader->errors.jump)) return reader_failure(reader);
+
+    cinfo->out_color_space = JCS_YCbCr;
+    cinfo->raw_data_out = TRUE;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = 1;
+    jpeg_start_decompress(cinfo);
+    const jpeg_component_info *chroma = &cinfo->comp_info[1];
+    if (luma->DCT_scaled_size != DCTSIZE || chroma->DCT_scaled_size != DCTSIZE) {
+        shim_fail(&reader->errors, IMGTOOL_JPEG_UNSUPPORTED, "the planes are not at the stored size");
+    }
+    planes->width = cinfo->output_width;
+    planes->height = cinfo->output_height;
+    planes->luma_h = h;
+    planes->luma_v = v;
+    planes->luma_stride = (size_t)luma->width_in_blocks * DCTSIZE;
+    planes->chroma_width = chroma->downsampled_width;
+    planes->chroma_height = chroma->downsampled_height;
+    planes->chroma_stride = (size_t)chroma->width_in_blocks * DCTSIZE;
+    planes->group_rows = (uint32_t)v * DCTSIZE;
+    reader->stage = STAGE_STARTED;
+    return IMGTOOL_JPEG_OK;
+}
+
+imgtool_jpeg_status imgtool_jpeg_reader_read_planes(imgtool_jpeg_reader *reader, uint8_t *const *luma_rows,
+                                                    uint8_t *const *cb_rows, uint8_t *const *cr_rows) {
+    if (reader == NULL || reader->stage != STAGE_STARTED || !reader->cinfo.raw_data_out) return IMGTOOL_JPEG_MISUSE;
+    j_decompress_ptr cinfo = &reader->cinfo;
+    if (setjmp(reader->errors.jump)) return reader_failure(reader);
+
+    JSAMPARRAY data[3] = {(JSAMPARRAY)luma_rows, (JSAMPARRAY)cb_rows, (JSAMPARRAY)cr_rows};
+    JDIMENSION lines = (JDIMENSION)cinfo->max_v_samp_factor * DCTSIZE;
+    if (jpeg_read_raw_data(cinfo, data, lines) == 0) {
+        shim_fail(&reader->errors, IMGTOOL_JPEG_CORRUPT, "libjpeg returned no rows");
+    }
+    if (cinfo->output_scanline >= cinfo->output_height) reader->stage = STAGE_ROWS_DONE;
+    return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
+}
+
 imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader) {
     if (reader == NULL || reader->stage != STAGE_ROWS_DONE) return IMGTOOL_JPEG_MISUSE;
     j_decompress_ptr cinfo = &reader->cinfo;

@@ -122,6 +122,63 @@ imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, u
 /// rows after them are exactly those of a decode that reads every row (checked in the tests).
 imgtool_jpeg_status imgtool_jpeg_reader_skip_rows(imgtool_jpeg_reader *reader, uint32_t row_count);
 
+/// The decoded planes of a YCbCr image, as `imgtool_jpeg_reader_start_planes` gives them.
+typedef struct {
+    /// The image's size; the luma plane has it.
+    uint32_t width;
+    uint32_t height;
+    /// The luma's sampling factors over the chroma's: (1, 1), (2, 1) or (2, 2).
+    int luma_h;
+    int luma_v;
+    /// The chroma planes' size, `ceil(width / luma_h)` by `ceil(height / luma_v)`.
+    uint32_t chroma_width;
+    uint32_t chroma_height;
+    /// Bytes a row of each plane needs (whole 8x8 blocks: more than the width).
+    size_t luma_stride;
+    size_t chroma_stride;
+    /// Luma rows each `imgtool_jpeg_reader_read_planes` call makes (8 x `luma_v`); the chroma
+    /// planes get 8 rows.
+    uint32_t group_rows;
+} imgtool_jpeg_planes;
+
+/// Starts decoding to planes instead of pixels (libjpeg's raw data output: entropy decoding and
+/// the IDCT, no upsampling or colour conversion), at the stored size. Only for YCbCr whose chroma
+/// planes are 4:4:4, 4:2:2 or 4:2:0 of the luma and at least 3 samples wide; otherwise
+/// IMGTOOL_JPEG_UNSUPPORTED, with the reader as it was (`imgtool_jpeg_reader_start` still works).
+imgtool_jpeg_status imgtool_jpeg_reader_start_planes(imgtool_jpeg_reader *reader, imgtool_jpeg_planes *planes);
+
+/// Reads the next row group of the planes (`jpeg_read_raw_data`): `group_rows` luma rows and 8
+/// rows of each chroma plane, into the rows given (each `luma_stride` / `chroma_stride` bytes).
+/// Rows past the image's bottom hold padding. Returns IMGTOOL_JPEG_TRUNCATED once the data ended
+/// early.
+imgtool_jpeg_status imgtool_jpeg_reader_read_planes(imgtool_jpeg_reader *reader, uint8_t *const *luma_rows,
+                                                    uint8_t *const *cb_rows, uint8_t *const *cr_rows);
+
+/// A decode on two threads: one reads the planes (`imgtool_jpeg_pipeline_produce`), the other
+/// turns them into RGBA rows a row group behind (`imgtool_jpeg_pipeline_next_rows`), exactly as
+/// libjpeg-turbo's fancy upsampling and YCbCr conversion would (jpeg_pipeline.c).
+typedef struct imgtool_jpeg_pipeline imgtool_jpeg_pipeline;
+
+/// A pipeline over `reader`, started by `imgtool_jpeg_reader_start_planes` with `planes`. NULL when
+/// memory is exhausted. The reader must outlive it.
+imgtool_jpeg_pipeline *imgtool_jpeg_pipeline_create(imgtool_jpeg_reader *reader, const imgtool_jpeg_planes *planes);
+
+/// The decoding thread's part: reads every row group, then the data up to EOI. Returns the first
+/// failure (the reader's message says what), or IMGTOOL_JPEG_MISUSE when the other thread gave up.
+imgtool_jpeg_status imgtool_jpeg_pipeline_produce(imgtool_jpeg_pipeline *pipe);
+
+/// The converting thread's part: waits for the next row group and writes its rows, RGBA with
+/// A = 255, at `dst`, `stride` bytes apart; `*first_row` is set to the first row's index. Returns
+/// the number of rows (at most `group_rows`), 0 once every row was given, -1 when the decoding
+/// thread failed or the pipeline was abandoned.
+long imgtool_jpeg_pipeline_next_rows(imgtool_jpeg_pipeline *pipe, uint8_t *dst, ptrdiff_t stride, uint32_t *first_row);
+
+/// Makes both parts return soon (for a consumer that stops early or is cancelled).
+void imgtool_jpeg_pipeline_abandon(imgtool_jpeg_pipeline *pipe);
+
+/// Frees the pipeline; both parts must have returned. NULL is allowed.
+void imgtool_jpeg_pipeline_destroy(imgtool_jpeg_pipeline *pipe);
+
 /// Reads the rest of the data up to EOI (`jpeg_finish_decompress`); bytes after EOI are ignored.
 imgtool_jpeg_status imgtool_jpeg_reader_finish(imgtool_jpeg_reader *reader);
 

@@ -116,12 +116,29 @@ struct JPEGDecoder: Sendable {
             // The stored size bounds what libjpeg allocates (a progressive image's coefficients
             // are stored size), so it is what the limit is checked on, before anything is.
             try limits.checkPixels(width: header.width, height: header.height)
-            let output = try reader.start(scaleDenominator: scaleDenominator)
+            // A large image on an idle machine is decoded on two threads: at the stored size,
+            // turned by whole rows, in a pipeline (planes on one, pixels on the other) when its
+            // layout allows; else in two bands (see splitRow).
+            let second = SecondThread(splitPolicy)
+            let planes =
+                !orientation.swapsAxes && Self.pipelines(header: header, scaleDenominator: scaleDenominator)
+                    && second.allowed ? try reader.startPlanes() : nil
+            let output =
+                planes == nil
+                ? try reader.start(scaleDenominator: scaleDenominator)
+                : PixelSize(width: header.width, height: header.height)
+            let split =
+                planes == nil
+                ? Self.splitRow(header: header, output: output, scaleDenominator: scaleDenominator).flatMap {
+                    second.allowed ? $0 : nil
+                } : nil
             let shown = orientation.displayedSize(of: output)
-            let split = splitRow(header: header, output: output, scaleDenominator: scaleDenominator)
             var warnings: [String] = []
             var image = try PixelBuffer(width: shown.width, height: shown.height, depth: .eight) {
                 (raw: UnsafeMutableRawBufferPointer) throws(ImgToolError) in
+                if let planes, try Self.decodePipelined(reader, planes: planes, into: raw, orientation: orientation) {
+                    return
+                }
                 if let split,
                     Self.decodeInTwo(
                         bytes, first: reader, split: split, limits: limits, into: raw, size: output,
@@ -129,13 +146,13 @@ struct JPEGDecoder: Sendable {
                 {
                     return
                 }
-                // One reader, every row; a fresh one when a split decode gave up part way.
+                // One reader, every row; a fresh one when a two-thread decode gave up part way.
                 func readAll(_ single: JPEGReader) throws(ImgToolError) {
                     try single.readRows(into: raw, size: output, orientation: orientation, rows: 0..<output.height)
                     try single.finish()
                     warnings = single.warnings
                 }
-                guard split != nil else {
+                guard split != nil || planes != nil else {
                     guard raw.count >= PagePopulation.threshold, availableProcessors > 1 else {
                         return try readAll(reader)
                     }
@@ -164,7 +181,9 @@ struct JPEGDecoder: Sendable {
     }
 
     /// Decodes the image as stored (not turned), handing its rows to `consumer` as they are made:
-    /// on two threads, one a band, when the image would be decoded in two parts (see
+    /// in a pipeline on two threads when a processor is free and the image is large YCbCr (see
+    /// ``pipelines(header:scaleDenominator:)``; the rows reach the consumer on this thread, as one
+    /// band); else on two threads, one a band, when the image would be decoded in two parts (see
     /// ``splitRow(header:output:scaleDenominator:firstShare:)``) and the consumer takes two bands,
     /// else on this one. Rows above the first band are skipped, rows below the last are decoded
     /// and dropped (so that damage there is still found), as one piece would find it.
@@ -185,13 +204,24 @@ struct JPEGDecoder: Sendable {
                 defer { reader.close() }
                 let header = try reader.readHeader()
                 try limits.checkPixels(width: header.width, height: header.height)
+                guard header.warnings.isEmpty else { return nil }
+                let second = SecondThread(splitPolicy)
+                if Self.pipelines(header: header, scaleDenominator: scaleDenominator),
+                    PixelSize(width: header.width, height: header.height) == consumer.sourceSize,
+                    let band = consumer.bands(splittingNear: nil).first, band.lowerBound == 0, second.allowed,
+                    let planes = try reader.startPlanes()
+                {
+                    return try Self.streamPipelined(reader, planes: planes, band: band, into: consumer)
+                        ? header.metadata(warnings: []) : nil
+                }
                 let size = try reader.start(scaleDenominator: scaleDenominator)
-                guard size == consumer.sourceSize, header.warnings.isEmpty else { return nil }
+                guard size == consumer.sourceSize else { return nil }
                 // Each thread also filters its rows, work the second thread's skipped rows do not
                 // have: the split moves towards the middle (see splitRow).
-                let split = splitRow(
+                let split = Self.splitRow(
                     header: header, output: size, scaleDenominator: scaleDenominator,
-                    firstShare: Self.streamingFirstShare)
+                    firstShare: Self.streamingFirstShare
+                ).flatMap { second.allowed ? $0 : nil }
                 let bands = consumer.bands(splittingNear: split)
                 if split != nil, bands.count == 2 {
                     let done = Self.inTwo(
@@ -220,17 +250,31 @@ struct JPEGDecoder: Sendable {
     /// filters every row (see ``stream(_:scaleDenominator:to:)``).
     static let streamingFirstShare = 60
 
-    /// ``splitRow(header:output:scaleDenominator:firstShare:)`` as ``splitPolicy`` allows: with
-    /// ``SplitPolicy/whenIdle``, only when a processor is idle, asked only of images large enough
-    /// to split (asking can take 0.4 ms on a busy machine).
-    private func splitRow(header: JPEGHeader, output: PixelSize, scaleDenominator: Int, firstShare: Int = 62)
-        -> Int?
-    {
-        guard splitPolicy != .never,
-            let row = Self.splitRow(
-                header: header, output: output, scaleDenominator: scaleDenominator, firstShare: firstShare)
-        else { return nil }
-        return splitPolicy == .always || Self.hasIdleProcessor() ? row : nil
+    /// Whether a second thread may be used, as ``splitPolicy`` says, asked at most once per
+    /// decode and only of images large enough to use one (asking can take 0.4 ms on a busy
+    /// machine).
+    private final class SecondThread {
+        private let policy: SplitPolicy
+        private var answer: Bool?
+
+        init(_ policy: SplitPolicy) { self.policy = policy }
+
+        var allowed: Bool {
+            if let answer { return answer }
+            let allowed = policy == .always || (policy == .whenIdle && JPEGDecoder.hasIdleProcessor())
+            answer = allowed
+            return allowed
+        }
+    }
+
+    /// Whether an image is decoded in a pipeline (``JPEGReader/readPipelined(planes:place:took:)``)
+    /// when a processor is free: at the stored size, a million pixels or more, with clean markers,
+    /// sequential or progressive (its layout is checked when decoding starts). The second thread
+    /// does libjpeg's upsampling and colour conversion, no work twice, so it costs little CPU
+    /// time beyond one thread's.
+    static func pipelines(header: JPEGHeader, scaleDenominator: Int) -> Bool {
+        availableProcessors > 1 && scaleDenominator == 1 && header.warnings.isEmpty
+            && header.width * header.height >= splitThreshold && header.height >= 64
     }
 
     /// Least stored pixels for a decode in two parts (one million: about 3 ms of decoding,
@@ -318,6 +362,55 @@ struct JPEGDecoder: Sendable {
             })
     }
 
+    /// Decodes the image started by ``JPEGReader/startPlanes()`` in a pipeline into its displayed
+    /// place (orientations 1-4: rows kept whole, written upwards for 3 and 4, mirrored in place
+    /// for 2 and 3). Returns whether it succeeded with no warning.
+    private static func decodePipelined(
+        _ reader: JPEGReader, planes: imgtool_jpeg_planes, into raw: UnsafeMutableRawBufferPointer,
+        orientation: ImageOrientation
+    ) throws(ImgToolError) -> Bool {
+        guard let base = raw.baseAddress else { return false }
+        let width = Int(planes.width)
+        let height = Int(planes.height)
+        let rowBytes = width * 4
+        let upwards = orientation == .down || orientation == .downMirrored
+        let mirrored = orientation == .upMirrored || orientation == .down
+        return try reader.readPipelined(
+            planes: planes,
+            place: { first in
+                (base + (upwards ? height - 1 - first : first) * rowBytes, upwards ? -rowBytes : rowBytes)
+            },
+            took: { first, count in
+                guard mirrored else { return }
+                for row in first..<first + count {
+                    let at = base + (upwards ? height - 1 - row : row) * rowBytes
+                    var line = UnsafeMutableBufferPointer(start: at.assumingMemoryBound(to: UInt32.self), count: width)
+                    line.reverse()
+                }
+            })
+    }
+
+    /// Decodes the image started by ``JPEGReader/startPlanes()`` in a pipeline, handing the rows
+    /// of `band` to `consumer` (band 0) on this thread as they are made. Returns whether it
+    /// succeeded with no warning.
+    private static func streamPipelined(
+        _ reader: JPEGReader, planes: imgtool_jpeg_planes, band: Range<Int>, into consumer: some RowBandConsumer
+    ) throws(ImgToolError) -> Bool {
+        let rowBytes = Int(planes.width) * 4
+        let scratch = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: Int(planes.group_rows) * rowBytes, alignment: 64)
+        defer { scratch.deallocate() }
+        guard let base = scratch.baseAddress else { return false }
+        return try reader.readPipelined(
+            planes: planes, place: { _ in (base, rowBytes) },
+            took: { first, count in
+                for index in 0..<count where band.contains(first + index) {
+                    let line = UnsafeRawBufferPointer(rebasing: scratch[index * rowBytes..<(index + 1) * rowBytes])
+                    consumer.take(line, row: first + index, band: 0)
+                }
+            })
+    }
+
     /// Runs `head` with `first` while a second thread runs `tail` with a reader of its own,
     /// started at `scaleDenominator`, then reads the end of the data with it; returns whether
     /// both finished without an error or a warning.
@@ -366,6 +459,14 @@ private struct SplitPixels: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: they belong to the caller of ``forkJoin(_:alongside:)``, which returns
 /// only after the second thread has finished, and are only read.
+/// The pipeline handed to its decoding thread.
+///
+/// `@unchecked Sendable`: the pipeline is made for two threads (its ring is guarded by its own
+/// lock), and it is freed only after ``forkJoin(_:alongside:)`` has joined that thread.
+private struct SharedPipeline: @unchecked Sendable {
+    let pipe: OpaquePointer
+}
+
 private struct SharedBytes: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
 }
@@ -597,6 +698,55 @@ private final class JPEGReader {
             }
             row += count
         }
+    }
+
+    /// `imgtool_jpeg_reader_start_planes`: starts decoding to planes at the stored size, for
+    /// ``readPipelined(place:took:)``; `nil`, the reader unchanged, when the image's layout is not
+    /// one the pipeline takes (not YCbCr 4:4:4, 4:2:2 or 4:2:0).
+    func startPlanes() throws(ImgToolError) -> imgtool_jpeg_planes? {
+        var planes = imgtool_jpeg_planes()
+        let status = imgtool_jpeg_reader_start_planes(handle, &planes)
+        if status == IMGTOOL_JPEG_UNSUPPORTED, imgtool_jpeg_reader_message(handle).pointee == 0 { return nil }
+        try check(status, phase: "starting to decode")
+        return planes
+    }
+
+    /// Decodes the image started by ``startPlanes()`` on two threads: libjpeg makes the planes of
+    /// each row group on a second thread while this one turns the group before into RGBA rows
+    /// (`imgtool_jpeg_pipeline`), then reads the data up to EOI. `place` gives where a group's
+    /// rows go (its first row's index in, a pointer and the distance between rows out), `took` is
+    /// told when they are there. Returns whether every row was made with no error and no warning;
+    /// when not, the rows are not to be used and a decode the usual way gives the exact error.
+    /// - Throws: ``ImgToolError`` `cancelled` only.
+    func readPipelined(
+        planes: imgtool_jpeg_planes,
+        place: (_ firstRow: Int) -> (UnsafeMutableRawPointer, Int),
+        took: (_ firstRow: Int, _ count: Int) -> Void
+    ) throws(ImgToolError) -> Bool {
+        var planes = planes
+        guard let made = imgtool_jpeg_pipeline_create(handle, &planes) else { return false }
+        let pipe = SharedPipeline(pipe: made)
+        defer { imgtool_jpeg_pipeline_destroy(made) }
+        let groupRows = Int(planes.group_rows)
+        let (status, converted) = forkJoin(
+            { imgtool_jpeg_pipeline_produce(pipe.pipe) },
+            alongside: { () -> Bool in
+                for firstRow in stride(from: 0, to: Int(planes.height), by: groupRows) {
+                    if Task.isCancelled {
+                        imgtool_jpeg_pipeline_abandon(made)
+                        return false
+                    }
+                    let (destination, distance) = place(firstRow)
+                    var first: UInt32 = 0
+                    let count = imgtool_jpeg_pipeline_next_rows(
+                        made, destination.assumingMemoryBound(to: UInt8.self), distance, &first)
+                    guard count > 0 else { return false }
+                    took(firstRow, count)
+                }
+                return true
+            })
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding") }
+        return status == IMGTOOL_JPEG_OK && converted && warningCount == 0
     }
 
     /// `imgtool_jpeg_reader_skip_rows`: the next `count` rows are read but not decoded.
