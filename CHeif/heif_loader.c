@@ -24,6 +24,16 @@ struct heif_error {
 };
 
 enum {
+    heif_colorspace_undefined = 99,
+    heif_colorspace_monochrome = 2,
+    heif_chroma_undefined = 99,
+    heif_chroma_monochrome = 0,
+    heif_chroma_444 = 3,
+    heif_channel_Y = 0,
+    heif_channel_R = 3,
+    heif_channel_G = 4,
+    heif_channel_B = 5,
+    heif_channel_Alpha = 6,
     heif_colorspace_RGB = 1,
     heif_chroma_interleaved_RGBA = 11,
     heif_chroma_interleaved_RRGGBBAA_LE = 15,
@@ -63,6 +73,9 @@ enum {
     X(heif_image_get_height, int, (const struct heif_image *, int))                                           \
     X(heif_image_get_bits_per_pixel_range, int, (const struct heif_image *, int))                             \
     X(heif_image_get_plane_readonly, const uint8_t *, (const struct heif_image *, int, int *))               \
+    X(heif_image_get_colorspace, int, (const struct heif_image *))                                            \
+    X(heif_image_get_chroma_format, int, (const struct heif_image *))                                         \
+    X(heif_image_has_channel, int, (const struct heif_image *, int))                                          \
     X(heif_image_release, void, (const struct heif_image *))
 
 #define DECLARE(name, result, parameters) static result(*p_##name) parameters;
@@ -177,12 +190,64 @@ size_t imgtool_heif_exif(const imgtool_heif *heif, uint8_t *out, size_t capacity
     return result.code == 0 ? size : 0;
 }
 
+// The 8-bit image libheif decoded, transforms applied, interleaved into RGBA in `out` as libheif
+// 1.15's last conversion step would (Op_RGB_to_RGB24_32, Op_mono_to_RGB24_32: samples copied,
+// grey to R, G and B, alpha from its plane or 255). libheif 1.15 hands a coded image over already
+// turned into planar RGB (or grey), so this is all that is left to do. Returns 0, writing
+// nothing, for anything else (libheif converts those itself).
+static int interleave_planes(const struct heif_image *image, uint8_t *out, int width, int height) {
+    int colorspace = p_heif_image_get_colorspace(image), chroma = p_heif_image_get_chroma_format(image);
+    int grey = colorspace == heif_colorspace_monochrome && chroma == heif_chroma_monochrome;
+    if (!grey && !(colorspace == heif_colorspace_RGB && chroma == heif_chroma_444)) return 0;
+    int alpha = p_heif_image_has_channel(image, heif_channel_Alpha);
+    int channels[4] = {heif_channel_R, heif_channel_G, heif_channel_B, heif_channel_Alpha};
+    if (grey) channels[0] = channels[1] = channels[2] = heif_channel_Y;
+    const uint8_t *planes[4] = {0};
+    int strides[4] = {0};
+    for (int c = 0; c < (alpha ? 4 : 3); c++) {
+        if (p_heif_image_get_bits_per_pixel_range(image, channels[c]) != 8 ||
+            p_heif_image_get_width(image, channels[c]) != width ||
+            p_heif_image_get_height(image, channels[c]) != height) {
+            return 0;
+        }
+        planes[c] = p_heif_image_get_plane_readonly(image, channels[c], &strides[c]);
+        if (!planes[c]) return 0;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint8_t *r = planes[0] + (size_t)y * (size_t)strides[0];
+        const uint8_t *g = planes[1] + (size_t)y * (size_t)strides[1];
+        const uint8_t *b = planes[2] + (size_t)y * (size_t)strides[2];
+        const uint8_t *a = alpha ? planes[3] + (size_t)y * (size_t)strides[3] : NULL;
+        uint32_t *row = (uint32_t *)(void *)((uint8_t *)out + (size_t)y * (size_t)width * 4);
+        if (a) {
+            for (int x = 0; x < width; x++) row[x] = r[x] | (uint32_t)g[x] << 8 | (uint32_t)b[x] << 16 | (uint32_t)a[x] << 24;
+        } else {
+            for (int x = 0; x < width; x++) row[x] = r[x] | (uint32_t)g[x] << 8 | (uint32_t)b[x] << 16 | 0xFF000000u;
+        }
+    }
+    return 1;
+}
+
 int imgtool_heif_decode(
     const imgtool_heif *heif, int sixteen, void *out, int width, int height, imgtool_heif_error *error) {
     int bits = p_heif_image_handle_get_luma_bits_per_pixel(heif->handle);
     int deep = bits > 8;
     struct heif_image *image = NULL;
-    struct heif_error result = p_heif_decode_image(
+    struct heif_error result;
+    if (!deep && !sixteen && !p_heif_image_handle_is_premultiplied_alpha(heif->handle)) {
+        // The image as decoded, transforms applied, interleaved here: libheif's own conversion
+        // would make a second whole image, in RGBA, to be copied into `out`.
+        result = p_heif_decode_image(heif->handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
+        if (result.code != 0) {
+            fill(error, result);
+            return 0;
+        }
+        int done = interleave_planes(image, out, width, height);
+        p_heif_image_release(image);
+        if (done) return 1;
+        image = NULL;  // not 8-bit planar RGB or grey (none seen): decoded again, converted by libheif
+    }
+    result = p_heif_decode_image(
         heif->handle, &image, heif_colorspace_RGB,
         deep ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RGBA, NULL);
     if (result.code != 0) {
