@@ -397,7 +397,9 @@ imgtool_jpeg_status imgtool_jpeg_reader_start_planes(imgtool_jpeg_reader *reader
     planes->height = cinfo->output_height;
     planes->luma_h = h;
     planes->luma_v = v;
-    planes->luma_stride = (size_t)luma->width_in_blocks * DCTSIZE;
+    // Whole MCUs wide: libjpeg writes no block past width_in_blocks, but its manual asks for
+    // rows that hold whole MCUs.
+    planes->luma_stride = ((size_t)luma->width_in_blocks + (size_t)h - 1) / (size_t)h * (size_t)h * DCTSIZE;
     planes->chroma_width = chroma->downsampled_width;
     planes->chroma_height = chroma->downsampled_height;
     planes->chroma_stride = (size_t)chroma->width_in_blocks * DCTSIZE;
