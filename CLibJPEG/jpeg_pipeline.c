@@ -178,12 +178,17 @@ static void upsample_h2v1(const uint8_t *in, uint32_t width, uint8_t *wide) {
 // edge columns repeat. `sums` has room for `width` + 2 (one before and one after the row).
 static void upsample_h2v2(const uint8_t *near, const uint8_t *far, uint32_t width, int16_t *sums, uint8_t *wide) {
     int16_t *sum = sums + 1;
-    for (uint32_t x = 0; x < width; x++) sum[x] = (int16_t)(near[x] * 3 + far[x]);
-    sum[-1] = sum[0];
-    sum[width] = sum[width - 1];
     uint32_t x = 0;
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2")) x = imgtool_upsample_h2v2_avx2(sum, width, wide);
+    int avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) x = imgtool_column_sums_avx2(near, far, width, sum);
+#endif
+    for (; x < width; x++) sum[x] = (int16_t)(near[x] * 3 + far[x]);
+    sum[-1] = sum[0];
+    sum[width] = sum[width - 1];
+    x = 0;
+#if defined(__x86_64__)
+    if (avx2) x = imgtool_upsample_h2v2_avx2(sum, width, wide);
 #endif
     for (; x < width; x++) {
         int three = sum[x] * 3;

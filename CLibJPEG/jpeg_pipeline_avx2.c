@@ -6,6 +6,18 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+__attribute__((target("avx2"))) uint32_t imgtool_column_sums_avx2(const uint8_t *near, const uint8_t *far,
+                                                                  uint32_t width, int16_t *sum) {
+    uint32_t x = 0;
+    for (; x + 16 <= width; x += 16) {
+        __m256i n = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(near + x)));
+        __m256i f = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(far + x)));
+        __m256i three = _mm256_add_epi16(_mm256_add_epi16(n, n), n);
+        _mm256_storeu_si256((__m256i *)(void *)(sum + x), _mm256_add_epi16(three, f));
+    }
+    return x;
+}
+
 __attribute__((target("avx2"))) uint32_t imgtool_upsample_h2v2_avx2(const int16_t *sum, uint32_t width,
                                                                     uint8_t *wide) {
     const __m256i eight = _mm256_set1_epi16(8), seven = _mm256_set1_epi16(7);

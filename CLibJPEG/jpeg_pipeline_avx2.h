@@ -7,6 +7,9 @@
 #include <stdint.h>
 
 #if defined(__x86_64__)
+/// h2v2 fancy upsampling's vertical step: `sum[x] = 3 near[x] + far[x]`.
+uint32_t imgtool_column_sums_avx2(const uint8_t *near, const uint8_t *far, uint32_t width, int16_t *sum);
+
 /// h2v2 fancy upsampling's horizontal step from the column sums (`sum[-1]` and `sum[width]` hold
 /// the repeated edges): `wide[2x] = (3 sum[x] + sum[x-1] + 8) >> 4`, `wide[2x+1] = (3 sum[x] +
 /// sum[x+1] + 7) >> 4`.
