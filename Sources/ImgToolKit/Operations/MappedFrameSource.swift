@@ -9,11 +9,16 @@ protocol FrameMapping: Sendable {
     var keepsOpacity: Bool { get }
     /// Whether every frame made is opaque whatever the input (a flattening). Default `false`.
     var makesOpaque: Bool { get }
+    /// The orientation the mapping shows a frame in, when it only moves pixels (a right-angle
+    /// turn or a mirror: `map` is `turned(_:)`); `nil` otherwise (the default).
+    var exactTurn: ImageOrientation? { get }
 }
 
 extension FrameMapping {
     /// Not unless the mapping says so.
     var makesOpaque: Bool { false }
+    /// Not unless the mapping says so.
+    var exactTurn: ImageOrientation? { nil }
 }
 
 /// A ``FrameSource`` whose every composited frame goes through a ``FrameMapping`` as it is read:

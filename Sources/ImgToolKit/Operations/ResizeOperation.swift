@@ -40,12 +40,32 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     }
 
     /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).
+    ///
+    /// A right-angle turn or a mirror just before the resize is moved after it: the image is
+    /// resized as stored and the small result turned. The turn moves pixels exactly, so this is the
+    /// same resize of the same picture, on a tenth of the pixels when shrinking; and a JPEG or PNG
+    /// under the turn is then resized as it is decoded, never held whole. `--rotate 90 --resize W`
+    /// gives the same pixels whatever the source's format.
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
         // The size is resolved against the image as displayed.
         let displayed = PixelSize(width: source.info.width, height: source.info.height)
         let geometry = try spec.resolve(against: displayed, limits: context.limits)
+        if let turned = source as? MappedFrameSource, let turn = turned.mapping.exactTurn {
+            let scaled = turn.inverse.displayedSize(of: geometry.scaledSize)
+            let stored = ResizeGeometry(scaledSize: scaled, crop: turn.storedRegion(of: geometry.crop, stored: scaled))
+            return MappedFrameSource(
+                try resize(turned.base, to: stored, displayed: turn.inverse.displayedSize(of: displayed), context),
+                mapping: turned.mapping)
+        }
+        return try resize(source, to: geometry, displayed: displayed, context)
+    }
+
+    /// `source` (of size `displayed`) resized to `geometry`.
+    private func resize(
+        _ source: any FrameSource, to geometry: ResizeGeometry, displayed: PixelSize, _ context: OperationContext
+    ) throws(ImgToolError) -> any FrameSource {
         var base = source
         if spec.isThumbnail, let image = source as? ImageSource, !image.data.isEmpty {
             for margin in [4, 2] {

@@ -50,6 +50,11 @@ public struct RotateOperation: FrameOperation, Hashable, Codable {
 
         var keepsOpacity: Bool { quarterTurns != nil || background?.alpha == 255 }
 
+        var exactTurn: ImageOrientation? {
+            guard let quarterTurns else { return nil }
+            return [ImageOrientation.up, .right, .down, .left][(quarterTurns % 4 + 4) % 4]
+        }
+
         func outputSize(for input: PixelSize) -> PixelSize {
             if let quarterTurns {
                 return quarterTurns % 2 == 0 ? input : PixelSize(width: input.height, height: input.width)
@@ -93,6 +98,7 @@ public struct MirrorOperation: FrameOperation, Hashable, Codable {
     struct Mapping: FrameMapping {
         let axis: Axis
         var keepsOpacity: Bool { true }
+        var exactTurn: ImageOrientation? { axis == .flip ? .downMirrored : .upMirrored }
         func outputSize(for input: PixelSize) -> PixelSize { input }
         func map(_ image: PixelBuffer) -> PixelBuffer { axis == .flip ? image.flipped() : image.flopped() }
     }
