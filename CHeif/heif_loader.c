@@ -233,8 +233,9 @@ int imgtool_heif_decode(
     int bits = p_heif_image_handle_get_luma_bits_per_pixel(heif->handle);
     int deep = bits > 8;
     struct heif_image *image = NULL;
+    int premultiplied = p_heif_image_handle_is_premultiplied_alpha(heif->handle);
     struct heif_error result;
-    if (!deep && !sixteen && !p_heif_image_handle_is_premultiplied_alpha(heif->handle)) {
+    if (!deep && !sixteen && !premultiplied) {
         // The image as decoded, transforms applied, interleaved here: libheif's own conversion
         // would make a second whole image, in RGBA, to be copied into `out`.
         result = p_heif_decode_image(heif->handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
@@ -265,7 +266,6 @@ int imgtool_heif_decode(
     int range = deep ? p_heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) : 8;
     if (range < 1 || range > 16) range = bits;
     uint32_t max = (1u << range) - 1;
-    int premultiplied = p_heif_image_handle_is_premultiplied_alpha(heif->handle);
     if (!deep && !sixteen && !premultiplied) {
         // 8-bit samples as they are: rows copied whole.
         for (int y = 0; y < height; y++)

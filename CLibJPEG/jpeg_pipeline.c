@@ -217,8 +217,7 @@ static void ycc_to_rgba(const uint8_t *luma, const uint8_t *cb, const uint8_t *c
     }
 }
 
-long imgtool_jpeg_pipeline_next_rows(imgtool_jpeg_pipeline *pipe, uint8_t *dst, ptrdiff_t stride,
-                                     uint32_t *first_row) {
+long imgtool_jpeg_pipeline_next_rows(imgtool_jpeg_pipeline *pipe, uint8_t *dst, ptrdiff_t stride) {
     const imgtool_jpeg_planes *planes = &pipe->planes;
     uint32_t group = atomic_load(&pipe->consumed);
     if (group >= pipe->groups) return 0;
@@ -274,7 +273,6 @@ long imgtool_jpeg_pipeline_next_rows(imgtool_jpeg_pipeline *pipe, uint8_t *dst, 
         memcpy(pipe->above_cb, cb[7], cw);
         memcpy(pipe->above_cr, cr[7], cw);
     }
-    *first_row = first;
     advance(pipe, &pipe->consumed, &pipe->producer_wants, group + 1);
     return (long)count;
 }

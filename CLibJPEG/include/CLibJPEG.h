@@ -168,10 +168,10 @@ imgtool_jpeg_pipeline *imgtool_jpeg_pipeline_create(imgtool_jpeg_reader *reader,
 imgtool_jpeg_status imgtool_jpeg_pipeline_produce(imgtool_jpeg_pipeline *pipe);
 
 /// The converting thread's part: waits for the next row group and writes its rows, RGBA with
-/// A = 255, at `dst`, `stride` bytes apart; `*first_row` is set to the first row's index. Returns
-/// the number of rows (at most `group_rows`), 0 once every row was given, -1 when the decoding
-/// thread failed or the pipeline was abandoned.
-long imgtool_jpeg_pipeline_next_rows(imgtool_jpeg_pipeline *pipe, uint8_t *dst, ptrdiff_t stride, uint32_t *first_row);
+/// A = 255, at `dst`, `stride` bytes apart (group k's first row is k x `group_rows`). Returns the
+/// number of rows (at most `group_rows`), 0 once every row was given, -1 when the decoding thread
+/// failed or the pipeline was abandoned.
+long imgtool_jpeg_pipeline_next_rows(imgtool_jpeg_pipeline *pipe, uint8_t *dst, ptrdiff_t stride);
 
 /// Makes both parts return soon (for a consumer that stops early or is cancelled).
 void imgtool_jpeg_pipeline_abandon(imgtool_jpeg_pipeline *pipe);

@@ -370,24 +370,11 @@ struct JPEGDecoder: Sendable {
         orientation: ImageOrientation
     ) throws(ImgToolError) -> Bool {
         guard let base = raw.baseAddress else { return false }
-        let width = Int(planes.width)
-        let height = Int(planes.height)
-        let rowBytes = width * 4
-        let upwards = orientation == .down || orientation == .downMirrored
-        let mirrored = orientation == .upMirrored || orientation == .down
+        let placement = WholeRowPlacement(
+            base: base, size: PixelSize(width: Int(planes.width), height: Int(planes.height)), orientation: orientation)
         return try reader.readPipelined(
-            planes: planes,
-            place: { first in
-                (base + (upwards ? height - 1 - first : first) * rowBytes, upwards ? -rowBytes : rowBytes)
-            },
-            took: { first, count in
-                guard mirrored else { return }
-                for row in first..<first + count {
-                    let at = base + (upwards ? height - 1 - row : row) * rowBytes
-                    var line = UnsafeMutableBufferPointer(start: at.assumingMemoryBound(to: UInt32.self), count: width)
-                    line.reverse()
-                }
-            })
+            planes: planes, place: { first in (placement.row(first), placement.stride) },
+            took: { first, count in placement.finish(first..<first + count) })
     }
 
     /// Decodes the image started by ``JPEGReader/startPlanes()`` in a pipeline, handing the rows
@@ -459,16 +446,49 @@ private struct SplitPixels: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: they belong to the caller of ``forkJoin(_:alongside:)``, which returns
 /// only after the second thread has finished, and are only read.
+private struct SharedBytes: @unchecked Sendable {
+    let bytes: UnsafeBufferPointer<UInt8>
+}
+
 /// The pipeline handed to its decoding thread.
 ///
-/// `@unchecked Sendable`: the pipeline is made for two threads (its ring is guarded by its own
+/// `@unchecked Sendable`: the pipeline is made for two threads (they meet through its atomics and
 /// lock), and it is freed only after ``forkJoin(_:alongside:)`` has joined that thread.
 private struct SharedPipeline: @unchecked Sendable {
     let pipe: OpaquePointer
 }
 
-private struct SharedBytes: @unchecked Sendable {
-    let bytes: UnsafeBufferPointer<UInt8>
+/// Where whole stored rows go in the displayed image for orientations 1-4: upwards for 3 and 4,
+/// mirrored in place for 2 and 3. Shared by the decode in one piece and the pipelined decode.
+private struct WholeRowPlacement {
+    let base: UnsafeMutableRawPointer
+    let width: Int
+    let height: Int
+    let upwards: Bool
+    let mirrored: Bool
+
+    init(base: UnsafeMutableRawPointer, size: PixelSize, orientation: ImageOrientation) {
+        self.base = base
+        width = size.width
+        height = size.height
+        upwards = orientation == .down || orientation == .downMirrored
+        mirrored = orientation == .upMirrored || orientation == .down
+    }
+
+    /// Bytes from one stored row to the next in the displayed image.
+    var stride: Int { upwards ? -width * 4 : width * 4 }
+
+    /// Where stored row `row` is shown.
+    func row(_ row: Int) -> UnsafeMutableRawPointer { base + (upwards ? height - 1 - row : row) * width * 4 }
+
+    /// Mirrors the stored rows `rows` once they are in place, when the orientation mirrors.
+    func finish(_ rows: Range<Int>) {
+        guard mirrored else { return }
+        for stored in rows {
+            var line = UnsafeMutableBufferPointer(start: row(stored).assumingMemoryBound(to: UInt32.self), count: width)
+            line.reverse()
+        }
+    }
 }
 
 /// Owns one `imgtool_jpeg_reader`; every call maps the shim's status to an ``ImgToolError``.
@@ -600,28 +620,17 @@ private final class JPEGReader {
             try readTurned(into: base, size: size, orientation: orientation, rows: rows)
             return
         }
-        let upwards = orientation == .down || orientation == .downMirrored
-        let mirrored = orientation == .upMirrored || orientation == .down
+        let placement = WholeRowPlacement(base: base, size: size, orientation: orientation)
         let band = max(16, (1 << 20) / rowBytes)  // about 1 MiB of output per C call
         var row = rows.lowerBound
         while row < rows.upperBound {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding row \(row)") }
             let count = min(band, rows.upperBound - row)
-            let first = upwards ? size.height - 1 - row : row
-            let destination = base + first * rowBytes
             try check(
                 imgtool_jpeg_reader_read_rows(
-                    handle, destination.assumingMemoryBound(to: UInt8.self), upwards ? -rowBytes : rowBytes,
-                    UInt32(count)),
+                    handle, placement.row(row).assumingMemoryBound(to: UInt8.self), placement.stride, UInt32(count)),
                 phase: "decoding rows \(row)-\(row + count - 1)")
-            if mirrored {
-                for index in 0..<count {
-                    let pixels = (destination + (upwards ? -index : index) * rowBytes).assumingMemoryBound(
-                        to: UInt32.self)
-                    var line = UnsafeMutableBufferPointer(start: pixels, count: size.width)
-                    line.reverse()
-                }
-            }
+            placement.finish(row..<row + count)
             row += count
         }
     }
@@ -701,7 +710,7 @@ private final class JPEGReader {
     }
 
     /// `imgtool_jpeg_reader_start_planes`: starts decoding to planes at the stored size, for
-    /// ``readPipelined(place:took:)``; `nil`, the reader unchanged, when the image's layout is not
+    /// ``readPipelined(planes:place:took:)``; `nil`, the reader unchanged, when the image's layout is not
     /// one the pipeline takes (not YCbCr 4:4:4, 4:2:2 or 4:2:0).
     func startPlanes() throws(ImgToolError) -> imgtool_jpeg_planes? {
         var planes = imgtool_jpeg_planes()
@@ -737,9 +746,8 @@ private final class JPEGReader {
                         return false
                     }
                     let (destination, distance) = place(firstRow)
-                    var first: UInt32 = 0
                     let count = imgtool_jpeg_pipeline_next_rows(
-                        made, destination.assumingMemoryBound(to: UInt8.self), distance, &first)
+                        made, destination.assumingMemoryBound(to: UInt8.self), distance)
                     guard count > 0 else { return false }
                     took(firstRow, count)
                 }
