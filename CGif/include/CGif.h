@@ -1,7 +1,7 @@
 // giflib reports errors by return code (GIF_ERROR, then GifFileType.Error), so Swift calls it
-// directly. Beside its declarations, this module has two functions of ours: a faster LZW
-// decoder for well-formed image data, which hands anything unusual back to giflib, and the
-// LZW encoder of imgtool's GIF writer.
+// directly. Beside its declarations, this module has functions of ours: a faster LZW
+// decoder for well-formed image data, which hands anything unusual back to giflib, the LZW
+// encoder of imgtool's GIF writer, and the nearest-colour search of its quantizer.
 #ifndef IMGTOOL_CGIF_H
 #define IMGTOOL_CGIF_H
 
@@ -34,5 +34,17 @@ size_t imgtool_gif_lzw_encoded_capacity(size_t count);
 /// the table is cleared only when it is full, as giflib's `EGifPutLine` does. `out` holds at
 /// least `imgtool_gif_lzw_encoded_capacity(count)` bytes. Returns the bytes written.
 size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out);
+
+/// The index of the colour nearest to the OkLab point (`pl`, `pa`, `pb`) among `padded` colours
+/// given as three arrays of coordinates (`padded` a multiple of 8; colours past the real ones
+/// are placed far away, 1e18, so they are never chosen): the smallest squared distance,
+/// `(dl * dl + da * da) + db * db` in single precision, the lowest index among equal distances.
+/// Measures every colour, with AVX2 when the processor has it.
+int32_t imgtool_oklab_nearest(const float *l, const float *a, const float *b, int32_t padded, float pl, float pa,
+                              float pb);
+
+/// `imgtool_oklab_nearest` for `count` points stored as consecutive (l, a, b) triples, into `out`.
+void imgtool_oklab_nearest_many(const float *l, const float *a, const float *b, int32_t padded, const float *points,
+                                int32_t count, int32_t *out);
 
 #endif

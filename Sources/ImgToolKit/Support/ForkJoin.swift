@@ -1,18 +1,19 @@
 import Foundation
 
-/// Runs `side` on a new thread while `body` runs on the calling thread, and returns both
+/// Runs `side` on a second thread while `body` runs on the calling thread, and returns both
 /// results once both have finished: the smallest fork and join, for splitting one synchronous C
 /// job (a frame's LZW data) in two.
 ///
 /// A plain thread, not a task, for the same reason as ``DecodeAhead``: `side` is milliseconds
-/// of blocking C work. The thread has ended its work when this returns.
+/// of blocking C work. The thread is one of ``ForkWorker``'s, parked between jobs: an animation
+/// forks several times a frame, and starting a thread each time (its stack handed back to the
+/// kernel and faulted in again) cost more than the smaller jobs. The side has ended its work
+/// when this returns.
 func forkJoin<Side: Sendable, Main>(_ side: @escaping @Sendable () -> Side, alongside body: () -> Main) -> (
     side: Side, main: Main
 ) {
     let slot = JoinSlot<Side>()
-    let thread = Thread { slot.fill(side()) }
-    thread.name = "imgtool.fork"
-    thread.start()
+    ForkWorker.run(side, then: slot.fill)
     let main = body()
     return (slot.wait(), main)
 }
@@ -69,6 +70,53 @@ private final class JoinSlot<Value>: @unchecked Sendable {
         while true {
             if let value { return value }
             filled.wait()
+        }
+    }
+}
+
+/// A thread that runs one ``forkJoin(_:alongside:)`` side at a time and waits, parked on its
+/// condition, for the next. Idle workers are kept in a list; a fork takes one, or starts one
+/// when none is idle (forks nested in a side, or running at once), so there are never more
+/// workers than forks ever ran at the same time: one or two for a command.
+private final class ForkWorker: @unchecked Sendable {
+    private static let idle = Locked<[ForkWorker]>([])
+
+    private let ready = ConditionLock()
+    /// The next job; read and written with `ready` held.
+    private var job: (@Sendable () -> Void)?
+
+    /// Runs `work` on an idle worker, then hands its result to `deliver` on that thread: after
+    /// the worker is idle again, so that a caller woken by `deliver` finds it there.
+    static func run<Value: Sendable>(
+        _ work: @escaping @Sendable () -> Value, then deliver: @escaping @Sendable (Value) -> Void
+    ) {
+        let worker = idle.withLock { $0.popLast() } ?? started()
+        worker.ready.lock()
+        worker.job = {
+            let value = work()
+            idle.withLock { $0.append(worker) }
+            deliver(value)
+        }
+        worker.ready.broadcast()
+        worker.ready.unlock()
+    }
+
+    private static func started() -> ForkWorker {
+        let worker = ForkWorker()
+        let thread = Thread { worker.serve() }
+        thread.name = "imgtool.fork"
+        thread.start()
+        return worker
+    }
+
+    private func serve() -> Never {
+        while true {
+            ready.lock()
+            while job == nil { ready.wait() }
+            let work = job
+            job = nil
+            ready.unlock()
+            work?()
         }
     }
 }

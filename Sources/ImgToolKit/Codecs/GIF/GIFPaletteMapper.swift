@@ -163,10 +163,10 @@ struct GIFPaletteMapper {
     /// nearest to it in OkLab: what a mapper onto `palette` would do without dithering, without
     /// making one (its table of cells costs more than the few thousand pixels judged).
     private static func squaredError(of pixels: [UInt32], nearestIn palette: [UInt32]) -> Int {
-        let search = OkLabNearest(palette.map(OkLab.init(packed:)))
+        let nearest = OkLabNearest(palette.map(OkLab.init(packed:))).nearest(to: pixels.map(OkLab.init(packed:)))
         var total = 0
-        for pixel in pixels {
-            total += distanceSquared(palette[search.nearest(to: OkLab(packed: pixel))], pixel)
+        for (pixel, index) in zip(pixels, nearest) {
+            total += distanceSquared(palette[Int(index)], pixel)
         }
         return total
     }

@@ -168,29 +168,22 @@ enum GIFQuantizer {
         var axis: Int
     }
 
-    private static func coordinate(_ color: OkLab, _ axis: Int) -> Float {
-        switch axis {
-        case 0: color.l
-        case 1: color.a
-        default: color.b
-        }
-    }
-
-    /// The weighted mean, total error and widest axis of `order[start..<end]`.
+    /// The weighted mean, total error and widest axis of `points[start..<end]`, each point
+    /// (l, a, b, weight).
     ///
     /// Accumulated in `Double`: the error is a difference of two large sums (of squares, and of
     /// the mean times the sum), and with the weights of a hundred frames `Float` cancels to noise,
     /// so boxes were split on the wrong axis or not at all.
-    private static func measure(
-        _ order: [Int], _ start: Int, _ end: Int, _ points: [OkLab], _ weights: [Float]
-    ) -> (mean: OkLab, error: Float, axis: Int) {
+    private static func measure(_ points: UnsafeMutableBufferPointer<SIMD4<Float>>, _ start: Int, _ end: Int)
+        -> (mean: OkLab, error: Float, axis: Int)
+    {
         var total = 0.0
         var sum = (0.0, 0.0, 0.0)
         var squares = (0.0, 0.0, 0.0)
         for position in start..<end {
-            let p = points[order[position]]
-            let w = Double(weights[order[position]])
-            let (l, a, b) = (Double(p.l), Double(p.a), Double(p.b))
+            let p = points[position]
+            let w = Double(p.w)
+            let (l, a, b) = (Double(p.x), Double(p.y), Double(p.z))
             total += w
             sum.0 += l * w
             sum.1 += a * w
@@ -200,58 +193,64 @@ enum GIFQuantizer {
             squares.2 += b * b * w
         }
         let mean = (sum.0 / total, sum.1 / total, sum.2 / total)
-        let variance = [squares.0 - sum.0 * mean.0, squares.1 - sum.1 * mean.1, squares.2 - sum.2 * mean.2]
-        let axis = variance.indices.max { variance[$0] < variance[$1] } ?? 0
-        return (OkLab(l: Float(mean.0), a: Float(mean.1), b: Float(mean.2)), Float(max(variance.reduce(0, +), 0)), axis)
+        let variance = (squares.0 - sum.0 * mean.0, squares.1 - sum.1 * mean.1, squares.2 - sum.2 * mean.2)
+        var axis = 0
+        if variance.1 > variance.0 { axis = 1 }
+        if variance.2 > (axis == 0 ? variance.0 : variance.1) { axis = 2 }
+        let error = Float(max(variance.0 + variance.1 + variance.2, 0))
+        return (OkLab(l: Float(mean.0), a: Float(mean.1), b: Float(mean.2)), error, axis)
     }
 
-    private static func medianCut(_ points: [OkLab], _ weights: [Float], count: Int) -> [OkLab] {
-        var order = Array(points.indices)
-        let whole = measure(order, 0, order.count, points, weights)
-        var boxes = [Box(start: 0, end: order.count, error: whole.error, axis: whole.axis)]
-        while boxes.count < count {
-            guard
-                let pick = boxes.indices.filter({ boxes[$0].end - boxes[$0].start > 1 }).max(by: {
-                    boxes[$0].error < boxes[$1].error
-                }), boxes[pick].error > 0
-            else { break }
-            let box = boxes[pick]
-            let axis = box.axis
-            order[box.start..<box.end].sort { coordinate(points[$0], axis) < coordinate(points[$1], axis) }
-            var half: Float = 0
-            for position in box.start..<box.end { half += weights[order[position]] }
-            half /= 2
-            var running: Float = 0
-            var cut = box.start + 1
-            for position in box.start..<box.end - 1 {
-                running += weights[order[position]]
-                cut = position + 1
-                if running >= half { break }
+    /// Median cut: the points are kept as one array of (l, a, b, weight), each box a range of
+    /// it, sorted in place (stably) along the axis it is split on.
+    private static func medianCut(_ colors: [OkLab], _ weights: [Float], count: Int) -> [OkLab] {
+        var points = zip(colors, weights).map { SIMD4($0.l, $0.a, $0.b, $1) }
+        return points.withUnsafeMutableBufferPointer { points in
+            let whole = measure(points, 0, points.count)
+            var boxes = [Box(start: 0, end: points.count, error: whole.error, axis: whole.axis)]
+            while boxes.count < count {
+                var pick = -1
+                for index in boxes.indices where boxes[index].end - boxes[index].start > 1 {
+                    if pick < 0 || boxes[index].error > boxes[pick].error { pick = index }
+                }
+                guard pick >= 0, boxes[pick].error > 0 else { break }
+                let box = boxes[pick]
+                var range = UnsafeMutableBufferPointer(rebasing: points[box.start..<box.end])
+                switch box.axis {
+                case 0: range.sort { $0.x < $1.x }
+                case 1: range.sort { $0.y < $1.y }
+                default: range.sort { $0.z < $1.z }
+                }
+                var half: Float = 0
+                for position in box.start..<box.end { half += points[position].w }
+                half /= 2
+                var running: Float = 0
+                var cut = box.start + 1
+                for position in box.start..<box.end - 1 {
+                    running += points[position].w
+                    cut = position + 1
+                    if running >= half { break }
+                }
+                let left = measure(points, box.start, cut)
+                let right = measure(points, cut, box.end)
+                boxes[pick] = Box(start: box.start, end: cut, error: left.error, axis: left.axis)
+                boxes.append(Box(start: cut, end: box.end, error: right.error, axis: right.axis))
             }
-            let left = measure(order, box.start, cut, points, weights)
-            let right = measure(order, cut, box.end, points, weights)
-            boxes[pick] = Box(start: box.start, end: cut, error: left.error, axis: left.axis)
-            boxes.append(Box(start: cut, end: box.end, error: right.error, axis: right.axis))
+            return boxes.map { measure(points, $0.start, $0.end).mean }
         }
-        return boxes.map { measure(order, $0.start, $0.end, points, weights).mean }
     }
 
     private static func refine(_ centres: inout [OkLab], _ points: [OkLab], _ weights: [Float], iterations: Int) {
-        var assignment = [Int](repeating: 0, count: points.count)
-        for iteration in 0..<iterations {
+        var assignment = [Int32](repeating: 0, count: points.count)
+        for _ in 0..<iterations {
+            let nearest = OkLabNearest(centres).nearest(to: points)
             var moved = 0
-            let search = OkLabNearest(centres)
-            for (position, point) in points.enumerated() {
-                // After the first pass, each point's centre is where the search starts.
-                let best =
-                    iteration == 0 ? search.nearest(to: point) : search.nearest(to: point, guess: assignment[position])
-                if assignment[position] != best { moved += 1 }
-                assignment[position] = best
-            }
+            for position in points.indices where assignment[position] != nearest[position] { moved += 1 }
+            assignment = nearest
             var sums = [(Float, Float, Float, Float)](repeating: (0, 0, 0, 0), count: centres.count)
             for (position, point) in points.enumerated() {
                 let w = weights[position]
-                let index = assignment[position]
+                let index = Int(assignment[position])
                 sums[index].0 += point.l * w
                 sums[index].1 += point.a * w
                 sums[index].2 += point.b * w
