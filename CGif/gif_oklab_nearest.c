@@ -68,8 +68,8 @@ int32_t imgtool_oklab_nearest(const float *l, const float *a, const float *b, in
 }
 
 void imgtool_oklab_nearest_many(const float *l, const float *a, const float *b, int32_t padded, const float *points,
-                                int32_t count, int32_t *out) {
-    if (__builtin_cpu_supports("avx2")) {
+                                int32_t count, int32_t *out, int simd) {
+    if (simd && __builtin_cpu_supports("avx2")) {
         for (int32_t i = 0; i < count; i++)
             out[i] = nearest_avx2(l, a, b, padded, points[3 * i], points[3 * i + 1], points[3 * i + 2]);
     } else {

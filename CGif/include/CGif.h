@@ -43,8 +43,9 @@ size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_
 int32_t imgtool_oklab_nearest(const float *l, const float *a, const float *b, int32_t padded, float pl, float pa,
                               float pb);
 
-/// `imgtool_oklab_nearest` for `count` points stored as consecutive (l, a, b) triples, into `out`.
+/// `imgtool_oklab_nearest` for `count` points stored as consecutive (l, a, b) triples, into
+/// `out`; `simd` 0 measures one colour at a time, without AVX2 (the tests compare the two).
 void imgtool_oklab_nearest_many(const float *l, const float *a, const float *b, int32_t padded, const float *points,
-                                int32_t count, int32_t *out);
+                                int32_t count, int32_t *out, int simd);
 
 #endif

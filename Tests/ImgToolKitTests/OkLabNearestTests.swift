@@ -17,20 +17,27 @@ struct OkLabNearestTests {
     }
 
     @Test(
-        "the pruned search answers as a full scan does, for palettes of 1 to 256 colours",
+        "the search answers as a full scan does, for palettes of 1 to 256 colours",
         arguments: [1, 2, 7, 64, 255, 256])
     func matchesAFullScan(count: Int) {
         var random = SeededRandom(seed: UInt64(count))
         func byte() -> Float { Float(random.next() % 256) }
         let colors = (0..<count).map { _ in OkLab(red: byte(), green: byte(), blue: byte()) }
         let search = OkLabNearest(colors)
+        var points: [OkLab] = []
         for _ in 0..<4000 {
             let point = OkLab(red: byte() + 0.5, green: byte(), blue: byte() + 0.25)
-            let expected = scan(colors, point)
-            #expect(search.nearest(to: point) == expected)
-            // Started from any guess (k-means starts from a point's previous centre).
-            #expect(search.nearest(to: point, guess: Int(random.next() % UInt64(count))) == expected)
+            points.append(point)
+            #expect(search.nearest(to: point) == scan(colors, point))
         }
+        // Palette colours themselves, and points between two of them (distance ties).
+        for (first, second) in zip(colors, colors.reversed()) {
+            points.append(first)
+            points.append(OkLab(l: (first.l + second.l) / 2, a: (first.a + second.a) / 2, b: (first.b + second.b) / 2))
+        }
+        let expected = points.map { Int32(scan(colors, $0)) }
+        #expect(search.nearest(to: points) == expected)
+        #expect(search.nearest(to: points, simd: false) == expected)
     }
 
     @Test("equal distances go to the lowest index, as in a full scan")
@@ -46,8 +53,11 @@ struct OkLabNearestTests {
         #expect(search.nearest(to: OkLab(l: 0.5, a: 0, b: 0.1)) == 2)
         #expect(search.nearest(to: OkLab(l: 0.55, a: 0, b: 0)) == scan(colors, OkLab(l: 0.55, a: 0, b: 0)))
         #expect(OkLabNearest([]).nearest(to: grey) == 0)
-        for guess in colors.indices {
-            #expect(search.nearest(to: grey, guess: guess) == 2)
-        }
+        #expect(OkLabNearest([]).nearest(to: [grey, grey]) == [0, 0])
+        // Many colours of one lightness, in several blocks: the tie is settled across blocks.
+        let ring = (0..<40).map { OkLab(l: 0.5, a: $0 % 2 == 0 ? 0.1 : -0.1, b: 0) }
+        #expect(OkLabNearest(ring).nearest(to: grey) == 0)
+        #expect(OkLabNearest(ring).nearest(to: [grey], simd: false) == [0])
+        #expect(OkLabNearest(ring.reversed()).nearest(to: OkLab(l: 0.5, a: -0.2, b: 0)) == 0)
     }
 }

@@ -40,11 +40,7 @@ struct GIFPaletteMapper {
     init(palette: [UInt32], inParallel: Bool = availableProcessors > 1) {
         self.palette = palette
         self.inParallel = inParallel
-        let lab = palette.map {
-            let (r, g, b) = GIFPixel.channels($0)
-            return OkLab(red: Float(r), green: Float(g), blue: Float(b))
-        }
-        search = OkLabNearest(lab)
+        search = OkLabNearest(palette.map(OkLab.init(packed:)))
         exact = GIFColorIndex(palette: palette)
         cells = [UInt16](repeating: .max, count: 1 << 18)
         spread = Self.spread(of: palette)
@@ -57,18 +53,23 @@ struct GIFPaletteMapper {
             let (r, g, b) = GIFPixel.channels(color)
             return SIMD4(Int32(r), Int32(g), Int32(b), 0)
         }
-        var gaps: [Float] = []
-        gaps.reserveCapacity(channels.count)
+        // Each pair measured once, for both colours.
+        var nearest = [Int32](repeating: .max, count: channels.count)
         channels.withUnsafeBufferPointer { colors in
-            for index in colors.indices {
-                var nearest = Int32.max
-                for other in colors.indices where other != index {
-                    let d = colors[index] &- colors[other]
-                    nearest = min(nearest, (d &* d).wrappedSum())
+            nearest.withUnsafeMutableBufferPointer { nearest in
+                for index in colors.indices {
+                    var own = nearest[index]
+                    for other in index + 1..<colors.count {
+                        let d = colors[index] &- colors[other]
+                        let distance = (d &* d).wrappedSum()
+                        own = min(own, distance)
+                        nearest[other] = min(nearest[other], distance)
+                    }
+                    nearest[index] = own
                 }
-                if nearest != .max { gaps.append(Float(nearest).squareRoot()) }
             }
         }
+        var gaps = nearest.filter { $0 != .max }.map { Float($0).squareRoot() }
         gaps.sort()
         return gaps.isEmpty ? 32 : min(max(gaps[gaps.count / 2], 2), 48)
     }

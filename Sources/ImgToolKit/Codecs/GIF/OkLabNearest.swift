@@ -36,8 +36,9 @@ struct OkLabNearest: Sendable {
         }
     }
 
-    /// The index of the colour nearest to each of `points`, in order (0 for an empty set).
-    func nearest(to points: [OkLab]) -> [Int32] {
+    /// The index of the colour nearest to each of `points`, in order (0 for an empty set);
+    /// `simd: false` measures one colour at a time instead (for the tests).
+    func nearest(to points: [OkLab], simd: Bool = true) -> [Int32] {
         guard !l.isEmpty else { return [Int32](repeating: 0, count: points.count) }
         // Read by C as consecutive (l, a, b) triples.
         precondition(MemoryLayout<OkLab>.stride == 12 && MemoryLayout<OkLab>.offset(of: \OkLab.b) == 8)
@@ -49,7 +50,7 @@ struct OkLabNearest: Sendable {
                             imgtool_oklab_nearest_many(
                                 l.baseAddress, a.baseAddress, b.baseAddress, Int32(l.count),
                                 raw.baseAddress?.assumingMemoryBound(to: Float.self), Int32(points.count),
-                                out.baseAddress)
+                                out.baseAddress, simd ? 1 : 0)
                         }
                     }
                 }
