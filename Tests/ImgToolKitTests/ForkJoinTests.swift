@@ -1,0 +1,72 @@
+import Glibc
+import Testing
+
+@testable import ImgToolKit
+
+/// `forkJoin` runs its side on a parked worker thread: results come back from both sides, the
+/// side runs on another thread, workers are reused rather than started for every fork, and
+/// forks nested in a side or made from many threads at once all finish.
+@Suite("Fork and join", .timeLimit(.minutes(2)))
+struct ForkJoinTests {
+    private static func threadID() -> UInt { UInt(bitPattern: Int(pthread_self())) }
+
+    @Test("both results come back, the side's from another thread")
+    func results() {
+        let caller = Self.threadID()
+        let (side, main) = forkJoin({ (Self.threadID(), 6 * 7) }, alongside: { "main" })
+        #expect(side.1 == 42)
+        #expect(main == "main")
+        #expect(side.0 != caller)
+    }
+
+    @Test("a thousand forks one after another reuse a few workers")
+    func reuse() {
+        var threads = Set<UInt>()
+        for round in 0..<1000 {
+            let (side, main) = forkJoin({ (Self.threadID(), round * 2) }, alongside: { round + 1 })
+            #expect(side.1 == round * 2 && main == round + 1)
+            threads.insert(side.0)
+        }
+        // One worker serves every fork of this thread; other tests forking at the same time
+        // may take it for a while, and then another is started.
+        #expect(threads.count <= 8, "\(threads.count) threads for 1000 forks")
+    }
+
+    @Test("a fork inside a side, and forks from eight threads at once")
+    func nestedAndConcurrent() async {
+        let (outer, _) = forkJoin({ forkJoin({ 1 }, alongside: { 2 }) }, alongside: { () })
+        #expect(outer.side == 1 && outer.main == 2)
+        let sums = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var total = 0
+                    for round in 0..<200 {
+                        let (a, b) = forkJoin({ task * 1000 + round }, alongside: { round })
+                        total += a - b
+                    }
+                    return total
+                }
+            }
+            var sums: [Int] = []
+            for await sum in group { sums.append(sum) }
+            return sums.sorted()
+        }
+        #expect(sums == (0..<8).map { $0 * 1000 * 200 })
+    }
+
+    @Test("a failing side stops the other half, and the side's error is the one thrown")
+    func failure() {
+        do {
+            _ = try forkJoinStoppingOnFailure(
+                { (_: () -> Bool) throws(ImgToolError) -> Int in throw ImgToolError(.corrupt, "side failed") },
+                alongside: { (shouldStop: () -> Bool) throws(ImgToolError) -> Int in
+                    var spins = 0
+                    while !shouldStop() { spins += 1 }
+                    throw ImgToolError(.cancelled, "stopped after \(spins) checks")
+                })
+            Issue.record("no error thrown")
+        } catch {
+            #expect(error.code == .corrupt)
+        }
+    }
+}
