@@ -46,12 +46,22 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     /// same resize of the same picture, on a tenth of the pixels when shrinking; and a JPEG or PNG
     /// under the turn is then resized as it is decoded, never held whole. `--rotate 90 --resize W`
     /// gives the same pixels whatever the source's format.
+    ///
+    /// A crop just before the resize, of a still JPEG or PNG, is resized as the image is decoded
+    /// (``CroppedRowSource``): the rows and columns outside the box are dropped as they come, and
+    /// the full-size image is never made.
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
         // The size is resolved against the image as displayed.
         let displayed = PixelSize(width: source.info.width, height: source.info.height)
         let geometry = try spec.resolve(against: displayed, limits: context.limits)
+        if let cropped = source as? MappedFrameSource, let crop = cropped.mapping as? CropOperation.Mapping,
+            let streaming = cropped.base as? any RowStreamingSource, cropped.base.info.frameCount == 1
+        {
+            return try resize(
+                CroppedRowSource(streaming, region: crop.region), to: geometry, displayed: displayed, context)
+        }
         if let turned = source as? MappedFrameSource, let turn = turned.mapping.exactTurn {
             let scaled = turn.inverse.displayedSize(of: geometry.scaledSize)
             let stored = ResizeGeometry(scaledSize: scaled, crop: turn.storedRegion(of: geometry.crop, stored: scaled))

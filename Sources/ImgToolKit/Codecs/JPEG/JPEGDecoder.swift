@@ -208,7 +208,7 @@ struct JPEGDecoder: Sendable {
                 let second = SecondThread(splitPolicy)
                 if Self.pipelines(header: header, scaleDenominator: scaleDenominator),
                     PixelSize(width: header.width, height: header.height) == consumer.sourceSize,
-                    let band = consumer.bands(splittingNear: nil).first, band.lowerBound == 0, second.allowed,
+                    let band = consumer.bands(splittingNear: nil).first, second.allowed,
                     let planes = try reader.startPlanes()
                 {
                     return try Self.streamPipelined(reader, planes: planes, band: band, into: consumer)

@@ -1,0 +1,113 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImgToolKit
+
+/// A crop just before a resize, of a still JPEG or PNG, is resized as the image is decoded (the
+/// rows and columns outside the box dropped as they come): the same pixels as resizing the
+/// cropped image decoded whole, and, for a JPEG shown turned, within 1 of it (the passes then run
+/// in stored order, as for any turned JPEG).
+@Suite("A crop before a resize", .timeLimit(.minutes(5)))
+struct CropThenResizeTests {
+    static let photo = JPEGSplitDecodeTests.photo(width: 1100, height: 1003)
+
+    /// The chain crop then resize, and the reference: the decoded image cropped, then resized.
+    private static func chainAndReference(
+        _ source: ImageSource, crop: CropOperation, resize: String
+    ) async throws -> (chained: any FrameSource, got: PixelBuffer, expected: PixelBuffer) {
+        let context = OperationContext()
+        let chained = try await ResizeOperation(size: resize).apply(
+            to: try await crop.apply(to: source, context: context), context: context)
+        let decoded = try source.frame(at: 0).image
+        let box = try crop.region(in: PixelSize(width: decoded.width, height: decoded.height))
+        let reference = try await ResizeOperation(size: resize).apply(
+            to: StillImageSource(decoded.cropped(to: box)), context: context)
+        let got = try #require(try OperationsTests.frames(chained).first?.image)
+        let expected = try #require(try OperationsTests.frames(reference).first?.image)
+        return (chained, got, expected)
+    }
+
+    static let crops: [(String, String)] = [
+        ("16:9", "480"), ("1:1", "300"), ("700x400+211+333", "50%"), ("1x1000+0+3", "1x100"),
+        ("1100x1003+0+0", "640"), ("333x222+767+781", "1000"),
+    ]
+
+    @Test(arguments: crops)
+    func aJPEGIsCroppedAsItIsDecoded(crop: String, resize: String) async throws {
+        let bytes = try JPEGEncoder(quality: 85).encode(Self.photo)
+        let source = try ImageSource(data: bytes, name: "photo.jpg")
+        let operation = try CropOperation(parsing: crop)
+        let (chained, got, expected) = try await Self.chainAndReference(source, crop: operation, resize: resize)
+        let resized = try #require(chained as? ResizedFrameSource)
+        #expect(try resized.resampler.resample(rowsOf: try #require(resized.base as? CroppedRowSource)) != nil)
+        #expect(got == expected, "--crop \(crop) --resize \(resize)")
+        // Decoded on one thread, in two halves, and in the two-thread pipeline.
+        let box = try operation.region(in: PixelSize(width: Self.photo.width, height: Self.photo.height))
+        for policy in [JPEGDecoder.SplitPolicy.always, .never] {
+            let rows = CroppedRowSource(try StreamedResizeTests.PolicySource(bytes, policy: policy), region: box)
+            let streamed = try resized.resampler.resample(rowsOf: rows)
+            #expect(streamed == expected, "--crop \(crop) --resize \(resize), \(policy)")
+        }
+    }
+
+    @Test(arguments: crops.prefix(3))
+    func aPNGIsCroppedAsItIsDecoded(crop: String, resize: String) async throws {
+        let source = try ImageSource(data: try PNGEncoder().encode(Self.photo), name: "photo.png")
+        let (chained, got, expected) = try await Self.chainAndReference(
+            source, crop: try CropOperation(parsing: crop), resize: resize)
+        let resized = try #require(chained as? ResizedFrameSource)
+        #expect(try resized.resampler.resample(rowsOf: try #require(resized.base as? CroppedRowSource)) != nil)
+        #expect(got == expected, "--crop \(crop) --resize \(resize)")
+    }
+
+    @Test(arguments: [ImageOrientation.right, .down, .leftMirrored, .upMirrored])
+    func aTurnedJPEGIsCroppedInStoredTerms(orientation: ImageOrientation) async throws {
+        let bytes = StreamedResizeTests.turned(try JPEGEncoder(quality: 85).encode(Self.photo), orientation)
+        let source = try ImageSource(data: bytes, name: "photo.jpg")
+        for (crop, resize) in [("16:9", "400"), ("500x300+100+450", "50%")] {
+            let (chained, got, expected) = try await Self.chainAndReference(
+                source, crop: try CropOperation(parsing: crop), resize: resize)
+            let resized = try #require(chained as? ResizedFrameSource)
+            #expect(try resized.resampler.resample(rowsOf: try #require(resized.base as? CroppedRowSource)) != nil)
+            #expect(got.width == expected.width && got.height == expected.height)
+            let (a, b) = (try #require(got.rgba8), try #require(expected.rgba8))
+            let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(orientation) --crop \(crop): largest difference \(worst)")
+        }
+    }
+
+    @Test func aDamagedJPEGIsDecodedWholeThenCropped() async throws {
+        // Damaged scan data: libjpeg warns; the stream gives up and the frame is decoded the
+        // usual way (its warnings kept), with the same pixels as cropping that decode.
+        let bytes = try JPEGEncoder(quality: 85).encode(Self.photo)
+        var decoder = JPEGDecoder(limits: .default)
+        decoder.splitPolicy = .never
+        // The first of a few damaged copies that libjpeg decodes with a warning.
+        var damaged = bytes
+        for attempt in 0..<40 {
+            damaged = bytes
+            let at = bytes.count / 3 + attempt * 211
+            for offset in 0..<24 where damaged[at + offset] != 0xFF && damaged[at + offset - 1] != 0xFF {
+                damaged[at + offset] = damaged[at + offset] == 0xFE ? 0x5A : 0xFE
+            }
+            if let decoded = try? decoder.decode(damaged), !decoded.warnings.isEmpty { break }
+        }
+        #expect(try !decoder.decode(damaged).warnings.isEmpty, "the damage makes libjpeg warn")
+        let source = try ImageSource(data: damaged, name: "damaged.jpg")
+        let (chained, got, expected) = try await Self.chainAndReference(
+            source, crop: try CropOperation(parsing: "600x500+100+100"), resize: "300")
+        let resized = try #require(chained as? ResizedFrameSource)
+        #expect(try resized.resampler.resample(rowsOf: try #require(resized.base as? CroppedRowSource)) == nil)
+        #expect(got == expected)
+    }
+
+    @Test func aCropOfAnAnimationIsNotStreamed() async throws {
+        let context = OperationContext()
+        let gif = try OperationsTests.sample("spinner.gif")
+        let chained = try await ResizeOperation(size: "40").apply(
+            to: try await CropOperation(parsing: "80x80+8+8").apply(to: gif, context: context), context: context)
+        #expect((chained as? ResizedFrameSource)?.base is MappedFrameSource)
+        #expect(try OperationsTests.frames(chained).count == gif.info.frameCount)
+    }
+}
