@@ -70,6 +70,20 @@ struct GIFColorIndex {
         return true
     }
 
+    /// The index of `color`, stored with the next free index (its insertion position) when it
+    /// is new; `nil` when the map is full and `color` is new.
+    @inline(__always)
+    mutating func indexAdding(_ color: UInt32) -> UInt8? {
+        let (slot, found) = slot(of: color)
+        if found { return values[slot] }
+        guard colors.count < capacity else { return nil }
+        let index = UInt8(truncatingIfNeeded: colors.count)
+        keys[slot] = color
+        values[slot] = index
+        colors.append(color)
+        return index
+    }
+
     /// Stores `color` with the next free index (its insertion position). Returns `false` when
     /// the map is full and `color` is new.
     @discardableResult

@@ -269,29 +269,44 @@ struct GIFFrameEncoder {
         _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool
     ) -> Encoded? {
         let width = width
-        // The colours drawn, and whether any pixel is drawn transparent.
+        // One pass: the colours drawn, in order of first use, each pixel's position among them
+        // (its index in a local table), and whether any pixel is drawn transparent (marked with
+        // `unset` for now).
         var colors = GIFColorIndex(capacity: 256)
         var needsTransparent = forceTransparent
+        var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
+        var transparentPositions = 0
         let fits: Bool = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in
-                var last: UInt32 = 0
-                for y in rect.minY...rect.maxY {
-                    let row = y * width
-                    for x in rect.minX...rect.maxX {
-                        let pixel = new[row + x]
-                        if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
-                            needsTransparent = true
-                            continue
+                indices.withUnsafeMutableBufferPointer { out in
+                    var position = 0
+                    var last: UInt32 = 0
+                    var lastIndex: UInt8 = 0
+                    for y in rect.minY...rect.maxY {
+                        let row = y * width
+                        for x in rect.minX...rect.maxX {
+                            let pixel = new[row + x]
+                            if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
+                                transparentPositions += 1
+                                out[position] = 0
+                                position += 1
+                                continue
+                            }
+                            if pixel != last {
+                                guard let index = colors.indexAdding(pixel) else { return false }
+                                last = pixel
+                                lastIndex = index
+                            }
+                            out[position] = lastIndex
+                            position += 1
                         }
-                        if pixel == last { continue }
-                        last = pixel
-                        if !colors.add(pixel) { return false }
                     }
+                    return true
                 }
-                return true
             }
         }
         guard fits else { return nil }
+        if transparentPositions > 0 { needsTransparent = true }
 
         // The global table, when it holds every colour and, if needed, a free entry; else a
         // local table of the colours drawn, the transparent entry last.
@@ -310,40 +325,36 @@ struct GIFFrameEncoder {
                 useGlobal = true
             }
         }
-        let map: GIFColorIndex
-        if useGlobal {
-            map = globalIndex
-        } else {
+        if !useGlobal {
             guard colors.count + (needsTransparent ? 1 : 0) <= 256 else { return nil }
-            map = colors
             localTable = colors.colors
             transparentIndex = needsTransparent ? UInt8(truncatingIfNeeded: colors.count) : nil
         }
         let tableEntries = localTable.map { $0.count + (needsTransparent ? 1 : 0) } ?? globalTable.count
         let codeSize = max(2, GIFPixel.tableBits(forEntries: max(tableEntries, 2)))
 
-        var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
+        // Positions among the colours drawn to table indices: the global table's, or the local
+        // table's (the same), with the transparent pixels at the transparent index.
         let clearIndex = transparentIndex ?? 0
-        target.withUnsafeBufferPointer { new in
-            displayed.withUnsafeBufferPointer { old in
-                indices.withUnsafeMutableBufferPointer { out in
-                    var position = 0
-                    var last: UInt32 = 0
-                    var lastIndex: UInt8 = clearIndex
-                    for y in rect.minY...rect.maxY {
-                        let row = y * width
-                        for x in rect.minX...rect.maxX {
-                            let pixel = new[row + x]
-                            if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
-                                out[position] = clearIndex
-                            } else {
-                                if pixel != last {
-                                    last = pixel
-                                    lastIndex = map.index(of: pixel) ?? 0
+        if useGlobal || transparentPositions > 0 {
+            let remap: [UInt8] = useGlobal ? colors.colors.map { globalIndex.index(of: $0) ?? 0 } : Array(0...255)
+            target.withUnsafeBufferPointer { new in
+                displayed.withUnsafeBufferPointer { old in
+                    remap.withUnsafeBufferPointer { remap in
+                        indices.withUnsafeMutableBufferPointer { out in
+                            var position = 0
+                            for y in rect.minY...rect.maxY {
+                                let row = y * width
+                                for x in rect.minX...rect.maxX {
+                                    let pixel = new[row + x]
+                                    if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
+                                        out[position] = clearIndex
+                                    } else {
+                                        out[position] = remap[Int(out[position])]
+                                    }
+                                    position += 1
                                 }
-                                out[position] = lastIndex
                             }
-                            position += 1
                         }
                     }
                 }

@@ -127,34 +127,39 @@ struct GIFPaletteMapper {
         // The changed pixels, and an even sample of 4096 of them: the estimate is built from
         // every other one and judged on the rest (judged on its own sample it would look better
         // than it is).
-        var changed = 0
-        source.withUnsafeBufferPointer { now in
-            for position in 0..<now.count where now[position] != 0 && previousSource?[position] != now[position] {
-                changed += 1
+        // The changed pixels, in order (a frame with nothing before it changes every pixel).
+        let changedPixels = source.withUnsafeBufferPointer { now in
+            (previousSource ?? []).withUnsafeBufferPointer { before in
+                var changed: [UInt32] = []
+                changed.reserveCapacity(now.count)
+                if before.count == now.count {
+                    for position in 0..<now.count where now[position] != 0 && before[position] != now[position] {
+                        changed.append(now[position])
+                    }
+                } else {
+                    for pixel in now where pixel != 0 { changed.append(pixel) }
+                }
+                return changed
             }
         }
-        guard changed * 4 >= source.count else { return nil }
-        let stride = max(1, changed / 4096)
+        guard changedPixels.count * 4 >= source.count else { return nil }
+        let stride = max(1, changedPixels.count / 4096)
         scratch.training.removeAll()
         var judged: [UInt32] = []
         judged.reserveCapacity(2048 + 1)
-        var seen = 0
-        for position in 0..<source.count where source[position] != 0 && previousSource?[position] != source[position] {
-            if seen % stride == 0 {
-                if (seen / stride) & 1 == 0 {
-                    scratch.training.add(source[position], weight: 1)
-                } else {
-                    judged.append(source[position])
-                }
+        for (seen, pixel) in changedPixels.enumerated() where seen % stride == 0 {
+            if (seen / stride) & 1 == 0 {
+                scratch.training.add(pixel, weight: 1)
+            } else {
+                judged.append(pixel)
             }
-            seen += 1
         }
         let estimate = GIFQuantizer.palette(from: scratch.training, count: colors, iterations: 2)
         guard Self.squaredError(of: judged, nearestIn: estimate) * 2 <= squaredError(of: judged) else { return nil }
 
         scratch.whole.removeAll()
-        for position in 0..<source.count where source[position] != 0 {
-            scratch.whole.add(source[position], weight: 1)
+        source.withUnsafeBufferPointer { pixels in
+            for pixel in pixels where pixel != 0 { scratch.whole.add(pixel, weight: 1) }
         }
         return GIFPaletteMapper(
             palette: GIFQuantizer.palette(from: scratch.whole, count: colors), inParallel: inParallel)
