@@ -11,26 +11,63 @@ int imgtool_resample_has_avx(void) {
 // One output pixel, four taps to two 256-bit vectors: taps t and t + 1 are adjacent pixels, so
 // one load holds the Swift loop's partial sums 0 (low half) and 1 (high half), the next sums 2
 // and 3. Leftover taps go to sum 0 alone, and the sums are added as (s0 + s1) + (s2 + s3).
+__attribute__((target("avx"))) static inline void filter_one(const float *from, const float *w, int64_t taps,
+                                                             float *out) {
+    __m256 s01 = _mm256_setzero_ps(), s23 = _mm256_setzero_ps();
+    int64_t t = 0;
+    for (; t + 3 < taps; t += 4) {
+        s01 = _mm256_add_ps(s01, _mm256_mul_ps(_mm256_loadu_ps(from + t * 4), _mm256_loadu_ps(w + t * 4)));
+        s23 = _mm256_add_ps(s23, _mm256_mul_ps(_mm256_loadu_ps(from + t * 4 + 8), _mm256_loadu_ps(w + t * 4 + 8)));
+    }
+    __m128 s0 = _mm256_castps256_ps128(s01);
+    for (; t < taps; t++) s0 = _mm_add_ps(s0, _mm_mul_ps(_mm_loadu_ps(from + t * 4), _mm_loadu_ps(w + t * 4)));
+    const __m128 s1 = _mm256_extractf128_ps(s01, 1), s2 = _mm256_castps256_ps128(s23),
+                 s3 = _mm256_extractf128_ps(s23, 1);
+    _mm_storeu_ps(out, _mm_add_ps(_mm_add_ps(s0, s1), _mm_add_ps(s2, s3)));
+}
+
+// Two outputs with as many taps, each with its own sums and exactly filter_one's arithmetic:
+// one output's four-tap steps alone wait on the adder's latency, and two give the processor
+// independent chains to overlap (8 ms of the 4096x4096 JPEG's resize to 512 on one core).
+__attribute__((target("avx"))) static inline void filter_two(const float *from_a, const float *w_a,
+                                                             const float *from_b, const float *w_b, int64_t taps,
+                                                             float *out_a, float *out_b) {
+    __m256 a01 = _mm256_setzero_ps(), a23 = _mm256_setzero_ps();
+    __m256 b01 = _mm256_setzero_ps(), b23 = _mm256_setzero_ps();
+    int64_t t = 0;
+    for (; t + 3 < taps; t += 4) {
+        a01 = _mm256_add_ps(a01, _mm256_mul_ps(_mm256_loadu_ps(from_a + t * 4), _mm256_loadu_ps(w_a + t * 4)));
+        b01 = _mm256_add_ps(b01, _mm256_mul_ps(_mm256_loadu_ps(from_b + t * 4), _mm256_loadu_ps(w_b + t * 4)));
+        a23 = _mm256_add_ps(a23, _mm256_mul_ps(_mm256_loadu_ps(from_a + t * 4 + 8), _mm256_loadu_ps(w_a + t * 4 + 8)));
+        b23 = _mm256_add_ps(b23, _mm256_mul_ps(_mm256_loadu_ps(from_b + t * 4 + 8), _mm256_loadu_ps(w_b + t * 4 + 8)));
+    }
+    __m128 a0 = _mm256_castps256_ps128(a01), b0 = _mm256_castps256_ps128(b01);
+    for (; t < taps; t++) {
+        a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_loadu_ps(from_a + t * 4), _mm_loadu_ps(w_a + t * 4)));
+        b0 = _mm_add_ps(b0, _mm_mul_ps(_mm_loadu_ps(from_b + t * 4), _mm_loadu_ps(w_b + t * 4)));
+    }
+    _mm_storeu_ps(out_a, _mm_add_ps(_mm_add_ps(a0, _mm256_extractf128_ps(a01, 1)),
+                                    _mm_add_ps(_mm256_castps256_ps128(a23), _mm256_extractf128_ps(a23, 1))));
+    _mm_storeu_ps(out_b, _mm_add_ps(_mm_add_ps(b0, _mm256_extractf128_ps(b01, 1)),
+                                    _mm_add_ps(_mm256_castps256_ps128(b23), _mm256_extractf128_ps(b23, 1))));
+}
+
 __attribute__((target("avx"))) void imgtool_resample_filter_row(const void *in_pixels, const void *first_indices,
                                                                 const void *counts, const void *splat_weights,
                                                                 int64_t stride, void *out_pixels, int64_t count) {
     const float *in = in_pixels, *weights = splat_weights;
     const int64_t *firsts = first_indices, *tap_counts = counts;
     float *out = out_pixels;
-    for (int64_t x = 0; x < count; x++) {
-        const float *from = in + firsts[x] * 4, *w = weights + x * stride * 4;
-        const int64_t taps = tap_counts[x];
-        __m256 s01 = _mm256_setzero_ps(), s23 = _mm256_setzero_ps();
-        int64_t t = 0;
-        for (; t + 3 < taps; t += 4) {
-            s01 = _mm256_add_ps(s01, _mm256_mul_ps(_mm256_loadu_ps(from + t * 4), _mm256_loadu_ps(w + t * 4)));
-            s23 = _mm256_add_ps(s23, _mm256_mul_ps(_mm256_loadu_ps(from + t * 4 + 8), _mm256_loadu_ps(w + t * 4 + 8)));
+    int64_t x = 0;
+    while (x < count) {
+        if (x + 1 < count && tap_counts[x] == tap_counts[x + 1]) {
+            filter_two(in + firsts[x] * 4, weights + x * stride * 4, in + firsts[x + 1] * 4,
+                       weights + (x + 1) * stride * 4, tap_counts[x], out + x * 4, out + x * 4 + 4);
+            x += 2;
+        } else {
+            filter_one(in + firsts[x] * 4, weights + x * stride * 4, tap_counts[x], out + x * 4);
+            x += 1;
         }
-        __m128 s0 = _mm256_castps256_ps128(s01);
-        for (; t < taps; t++) s0 = _mm_add_ps(s0, _mm_mul_ps(_mm_loadu_ps(from + t * 4), _mm_loadu_ps(w + t * 4)));
-        const __m128 s1 = _mm256_extractf128_ps(s01, 1), s2 = _mm256_castps256_ps128(s23),
-                     s3 = _mm256_extractf128_ps(s23, 1);
-        _mm_storeu_ps(out + x * 4, _mm_add_ps(_mm_add_ps(s0, s1), _mm_add_ps(s2, s3)));
     }
 }
 

@@ -4,22 +4,23 @@
 /// that one.
 public struct TransferCurve: Sendable {
     /// Encoded 8-bit sample to linear light, in 8-bit sample units.
-    let decode8: [Float]
+    var decode8: [Float] { isSRGB ? SRGBTransfer.decode8 : tables.decode8 }
     /// Encoded 16-bit sample to linear light, in 16-bit sample units.
-    let decode16: [Float]
+    var decode16: [Float] { isSRGB ? SRGBTransfer.decode16 : tables.decode16 }
     /// Linear light `i / 65535` to encoded `0...1`.
-    let encode16: [Float]
+    var encode16: [Float] { isSRGB ? SRGBTransfer.encode16 : tables.encode16 }
     /// Whether this is ``sRGB``.
     let isSRGB: Bool
+    /// A profile's own tables; empty for sRGB, whose tables are made the first time a linear
+    /// resize asks for them (131,072 `pow` calls, 2 ms: a resize that is not linear, by far the
+    /// most common, never pays them).
+    private let tables: (decode8: [Float], decode16: [Float], encode16: [Float])
 
     /// The sRGB curve (IEC 61966-2-1).
-    public static let sRGB = TransferCurve(
-        decode8: SRGBTransfer.decode8, decode16: SRGBTransfer.decode16, encode16: SRGBTransfer.encode16)
+    public static let sRGB = TransferCurve()
 
-    private init(decode8: [Float], decode16: [Float], encode16: [Float]) {
-        self.decode8 = decode8
-        self.decode16 = decode16
-        self.encode16 = encode16
+    private init() {
+        tables = ([], [], [])
         isSRGB = true
     }
 
@@ -37,8 +38,6 @@ public struct TransferCurve: Sendable {
             return
         }
         let decode = curves[1]  // 0...1 to 0...1, non-decreasing once clamped
-        decode16 = decode.map { $0 * 65535 }
-        decode8 = (0...255).map { decode[$0 * 257] * 255 }
         // The inverse, walking both monotone tables once: the encoded value whose decoded value
         // first reaches each linear level.
         var encode = [Float](repeating: 1, count: 65536)
@@ -52,7 +51,7 @@ public struct TransferCurve: Sendable {
             }
             encode[level] = Float(index) / 65535
         }
-        encode16 = encode
+        tables = ((0...255).map { decode[$0 * 257] * 255 }, decode.map { $0 * 65535 }, encode)
         isSRGB = false
     }
 }
