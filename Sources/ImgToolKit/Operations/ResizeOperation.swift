@@ -47,9 +47,9 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     /// under the turn is then resized as it is decoded, never held whole. `--rotate 90 --resize W`
     /// gives the same pixels whatever the source's format.
     ///
-    /// A crop just before the resize, of a still JPEG or PNG, is resized as the image is decoded
-    /// (``CroppedRowSource``): the rows and columns outside the box are dropped as they come, and
-    /// the full-size image is never made.
+    /// A crop just before the resize, of a still JPEG or PNG, is resized as the image is decoded:
+    /// the rows and columns outside the box are dropped as they come, and the full-size image is
+    /// never made.
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
