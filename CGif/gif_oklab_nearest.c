@@ -60,11 +60,11 @@ __attribute__((target("avx2"))) static int32_t nearest_avx2(const float *l, cons
     return result;
 }
 
+// __builtin_cpu_supports reads what libgcc's start-up code found; asking each call is a load.
 int32_t imgtool_oklab_nearest(const float *l, const float *a, const float *b, int32_t padded, float pl, float pa,
                               float pb) {
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return avx2 ? nearest_avx2(l, a, b, padded, pl, pa, pb) : nearest_scalar(l, a, b, padded, pl, pa, pb);
+    return __builtin_cpu_supports("avx2") ? nearest_avx2(l, a, b, padded, pl, pa, pb)
+                                          : nearest_scalar(l, a, b, padded, pl, pa, pb);
 }
 
 void imgtool_oklab_nearest_many(const float *l, const float *a, const float *b, int32_t padded, const float *points,

@@ -88,7 +88,7 @@ struct GIFColorIndex {
     /// the map is full and `color` is new.
     @discardableResult
     mutating func add(_ color: UInt32) -> Bool {
-        insert(color, index: UInt8(truncatingIfNeeded: colors.count))
+        indexAdding(color) != nil
     }
 }
 

@@ -269,11 +269,9 @@ struct GIFFrameEncoder {
         _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool
     ) -> Encoded? {
         let width = width
-        // One pass: the colours drawn, in order of first use, each pixel's position among them
-        // (its index in a local table), and whether any pixel is drawn transparent (marked with
-        // `unset` for now).
+        // One pass: the colours drawn, in order of first use, and each pixel's position among them
+        // (its index in a local table; 0 for now where the pixel is drawn transparent).
         var colors = GIFColorIndex(capacity: 256)
-        var needsTransparent = forceTransparent
         var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
         var transparentPositions = 0
         let fits: Bool = target.withUnsafeBufferPointer { new in
@@ -306,7 +304,7 @@ struct GIFFrameEncoder {
             }
         }
         guard fits else { return nil }
-        if transparentPositions > 0 { needsTransparent = true }
+        let needsTransparent = forceTransparent || transparentPositions > 0
 
         // The global table, when it holds every colour and, if needed, a free entry; else a
         // local table of the colours drawn, the transparent entry last.

@@ -124,10 +124,9 @@ struct GIFPaletteMapper {
     mutating func ownPalette(
         for source: [UInt32], previousSource: [UInt32]?, colors: Int, scratch: GIFPaletteChooser
     ) -> GIFPaletteMapper? {
-        // The changed pixels, and an even sample of 4096 of them: the estimate is built from
-        // every other one and judged on the rest (judged on its own sample it would look better
-        // than it is).
-        // The changed pixels, in order (a frame with nothing before it changes every pixel).
+        // The changed pixels, in order (a frame with nothing before it changes every pixel), and
+        // an even sample of 4096 of them: the estimate is built from every other one and judged
+        // on the rest (judged on its own sample it would look better than it is).
         let changedPixels = source.withUnsafeBufferPointer { now in
             (previousSource ?? []).withUnsafeBufferPointer { before in
                 var changed: [UInt32] = []
