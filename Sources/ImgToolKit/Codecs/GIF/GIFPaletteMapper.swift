@@ -143,23 +143,26 @@ struct GIFPaletteMapper {
         }
         guard changedPixels.count * 4 >= source.count else { return nil }
         let stride = max(1, changedPixels.count / 4096)
-        scratch.training.removeAll()
+        var training: [UInt32] = []
         var judged: [UInt32] = []
+        training.reserveCapacity(2048 + 1)
         judged.reserveCapacity(2048 + 1)
-        for (seen, pixel) in changedPixels.enumerated() where seen % stride == 0 {
-            if (seen / stride) & 1 == 0 {
-                scratch.training.add(pixel, weight: 1)
+        var sampled = 0
+        for position in Swift.stride(from: 0, to: changedPixels.count, by: stride) {
+            if sampled & 1 == 0 {
+                training.append(changedPixels[position])
             } else {
-                judged.append(pixel)
+                judged.append(changedPixels[position])
             }
+            sampled += 1
         }
+        scratch.training.removeAll()
+        training.withUnsafeBufferPointer { scratch.training.addOpaque($0) }
         let estimate = GIFQuantizer.palette(from: scratch.training, count: colors, iterations: 2)
         guard Self.squaredError(of: judged, nearestIn: estimate) * 2 <= squaredError(of: judged) else { return nil }
 
         scratch.whole.removeAll()
-        source.withUnsafeBufferPointer { pixels in
-            for pixel in pixels where pixel != 0 { scratch.whole.add(pixel, weight: 1) }
-        }
+        source.withUnsafeBufferPointer { scratch.whole.addOpaque($0) }
         return GIFPaletteMapper(
             palette: GIFQuantizer.palette(from: scratch.whole, count: colors), inParallel: inParallel)
     }

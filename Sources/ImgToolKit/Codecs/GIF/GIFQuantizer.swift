@@ -110,6 +110,27 @@ struct GIFHistogram: Sendable {
         sums[bin * 3 + 2] += Double(b) * w
     }
 
+    /// ``add(_:weight:)`` with weight 1 for each of `pixels` but the transparent ones (0), the
+    /// tables borrowed once for all of them rather than once a pixel.
+    mutating func addOpaque(_ pixels: UnsafeBufferPointer<UInt32>) {
+        var occupied = self.occupied
+        self.occupied = []
+        weight.withUnsafeMutableBufferPointer { weight in
+            sums.withUnsafeMutableBufferPointer { sums in
+                for pixel in pixels where pixel != 0 {
+                    let (r, g, b) = GIFPixel.channels(pixel)
+                    let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
+                    if weight[bin] == 0 { occupied.append(Int32(bin)) }
+                    weight[bin] += 1
+                    sums[bin * 3] += Double(r)
+                    sums[bin * 3 + 1] += Double(g)
+                    sums[bin * 3 + 2] += Double(b)
+                }
+            }
+        }
+        self.occupied = occupied
+    }
+
     /// Empties the histogram, keeping its memory: only the occupied bins are cleared.
     mutating func removeAll() {
         for bin in occupied.map(Int.init) {

@@ -152,7 +152,7 @@ struct GIFWriter {
                 encoder.plan(target: held.target, delayCentiseconds: held.delay, next: chosen?.prepared)
             }
             let displayed = encoder.displayed
-            let front = { (planned?.records(inParallel: side == nil), chosen.map { map($0, displayed: displayed) }) }
+            let front = { (planned?.records(), chosen.map { map($0, displayed: displayed) }) }
             let sideResult: Side?
             let (records, target): ([UInt8]?, [UInt32]?)
             if let side, inParallel {
