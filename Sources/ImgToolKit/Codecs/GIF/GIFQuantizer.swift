@@ -131,6 +131,42 @@ struct GIFHistogram: Sendable {
         self.occupied = occupied
     }
 
+    /// The pixels of `frame` (transparent ones left out) that differ from `before` (empty for
+    /// none) with `weight`, and one in 8 of those that do not (by position) with 0.8 of it.
+    mutating func add(changesOf frame: [UInt32], since before: [UInt32], weight w: Double) {
+        var occupied = self.occupied
+        self.occupied = []
+        let unchangedWeight = w * 0.8
+        weight.withUnsafeMutableBufferPointer { weight in
+            sums.withUnsafeMutableBufferPointer { sums in
+                frame.withUnsafeBufferPointer { now in
+                    before.withUnsafeBufferPointer { then in
+                        for position in 0..<now.count {
+                            let pixel = now[position]
+                            if pixel == 0 { continue }
+                            let added: Double
+                            if then.isEmpty || then[position] != pixel {
+                                added = w
+                            } else if position & 7 == 0 {
+                                added = unchangedWeight
+                            } else {
+                                continue
+                            }
+                            let (r, g, b) = GIFPixel.channels(pixel)
+                            let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
+                            if weight[bin] == 0 { occupied.append(Int32(bin)) }
+                            weight[bin] += added
+                            sums[bin * 3] += Double(r) * added
+                            sums[bin * 3 + 1] += Double(g) * added
+                            sums[bin * 3 + 2] += Double(b) * added
+                        }
+                    }
+                }
+            }
+        }
+        self.occupied = occupied
+    }
+
     /// Empties the histogram, keeping its memory: only the occupied bins are cleared.
     mutating func removeAll() {
         for bin in occupied.map(Int.init) {

@@ -249,23 +249,10 @@ struct GIFWriter {
             }
             if !fits {
                 var histogram = analysis.histogram ?? GIFHistogram()
+                analysis.histogram = nil  // `histogram` the only reference: added to in place
                 // Changed pixels count for their time on screen, unchanged ones (still on screen,
                 // but already mapped) a tenth of it, sampled one in 8.
-                let weight = Double(max(delay, 2))
-                let before = previous ?? []
-                pixels.withUnsafeBufferPointer { now in
-                    before.withUnsafeBufferPointer { then in
-                        for position in 0..<now.count {
-                            let pixel = now[position]
-                            if pixel == 0 { continue }
-                            if then.isEmpty || then[position] != pixel {
-                                histogram.add(pixel, weight: weight)
-                            } else if position & 7 == 0 {
-                                histogram.add(pixel, weight: weight * 0.8)
-                            }
-                        }
-                    }
-                }
+                histogram.add(changesOf: pixels, since: previous ?? [], weight: Double(max(delay, 2)))
                 analysis.histogram = histogram
             }
             previous = pixels
