@@ -28,7 +28,14 @@ public struct URLSessionFetcher: DataFetching {
     /// fetch fails. Default 30.
     public var timeout: Duration
     /// The session configuration each fetch copies; tests register `URLProtocol` classes on it.
-    public var configuration: URLSessionConfiguration
+    /// `.ephemeral` unless one was given, made when first asked for: making one opens the cookie
+    /// store and lists the temporary directory (milliseconds when it is full), which a command
+    /// that reads only files should not pay.
+    public var configuration: URLSessionConfiguration {
+        get { givenConfiguration ?? .ephemeral }
+        set { givenConfiguration = newValue }
+    }
+    private var givenConfiguration: URLSessionConfiguration?
 
     /// The default byte cap, 512 MiB.
     public static let defaultMaxBytes = 512 * 1024 * 1024
@@ -37,14 +44,15 @@ public struct URLSessionFetcher: DataFetching {
     /// - Parameters:
     ///   - maxBytes: largest body accepted; default ``defaultMaxBytes``.
     ///   - timeout: idle timeout; default 30 seconds.
-    ///   - configuration: the session configuration; default `.ephemeral` (no cache, no cookies).
+    ///   - configuration: the session configuration; default (`nil`) `.ephemeral` (no cache, no
+    ///     cookies), made at the first fetch.
     public init(
         maxBytes: Int = URLSessionFetcher.defaultMaxBytes, timeout: Duration = .seconds(30),
-        configuration: URLSessionConfiguration = .ephemeral
+        configuration: URLSessionConfiguration? = nil
     ) {
         self.maxBytes = maxBytes
         self.timeout = timeout
-        self.configuration = configuration
+        self.givenConfiguration = configuration
     }
 
     /// Fetches the body at `url`; see the type's documentation for the failures.
