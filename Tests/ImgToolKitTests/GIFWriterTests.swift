@@ -494,6 +494,42 @@ struct GIFWriterTests {
         #expect(reused.points.weights == fresh.points.weights)
     }
 
+    @Test("a frame added to a histogram in one call counts as its pixels added one at a time")
+    func bulkAddsMatchPixelByPixel() {
+        var random = SeededRandom(seed: 11)
+        func frame(_ count: Int) -> [UInt32] {
+            (0..<count).map { _ in
+                random.next() % 5 == 0
+                    ? 0 : GIFPixel.opaque(UInt8(random.next() % 256), UInt8(random.next() % 64), UInt8(random.next() % 256))
+            }
+        }
+        let now = frame(3000)
+        var before = frame(3000)
+        for position in stride(from: 0, to: before.count, by: 3) { before[position] = now[position] }
+
+        var bulk = GIFHistogram()
+        now.withUnsafeBufferPointer { bulk.addOpaque($0) }
+        var single = GIFHistogram()
+        for pixel in now where pixel != 0 { single.add(pixel, weight: 1) }
+        #expect(bulk.points.colors == single.points.colors)
+        #expect(bulk.points.weights == single.points.weights)
+
+        for previous in [before, []] {
+            var changes = GIFHistogram()
+            changes.add(changesOf: now, since: previous, weight: 7)
+            var expected = GIFHistogram()
+            for (position, pixel) in now.enumerated() where pixel != 0 {
+                if previous.isEmpty || previous[position] != pixel {
+                    expected.add(pixel, weight: 7)
+                } else if position % 8 == 0 {
+                    expected.add(pixel, weight: 7 * 0.8)
+                }
+            }
+            #expect(changes.points.colors == expected.points.colors)
+            #expect(changes.points.weights == expected.points.weights)
+        }
+    }
+
     @Test func largeNoiseRoundTripsThroughTableResets() async throws {
         let colors = (0..<256).map { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2), 255] }
         let image = randomImage(300, 200, colors: colors, seed: 9)

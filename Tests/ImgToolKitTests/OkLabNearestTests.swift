@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -59,5 +60,24 @@ struct OkLabNearestTests {
         #expect(OkLabNearest(ring).nearest(to: grey) == 0)
         #expect(OkLabNearest(ring).nearest(to: [grey], simd: false) == [0])
         #expect(OkLabNearest(ring.reversed()).nearest(to: OkLab(l: 0.5, a: -0.2, b: 0)) == 0)
+    }
+
+    @Test("cube roots are within one unit in the last place of the exact root, and exact for cubes")
+    func cubeRoots() {
+        var random = SeededRandom(seed: 3)
+        for step in 0..<200_000 {
+            // Every binade the colour work meets, and the sums of products OkLab takes roots of.
+            let x = step < 100_000 ? Float(step) / 100_000 : Float(bitPattern: UInt32(random.next() % 0x3F80_0000))
+            let exact = Float(cbrt(Double(x)))
+            let root = OkLab.cubeRoot(x)
+            #expect(abs(root - exact) <= exact.ulp, "cube root of \(x): \(root), not \(exact)")
+            if abs(root - exact) > exact.ulp { break }
+        }
+        for n in 1...40 { #expect(OkLab.cubeRoot(Float(n * n * n)) == Float(n)) }
+        #expect(OkLab.cubeRoot(0) == 0)
+        #expect(OkLab.cubeRoot(1) == 1)
+        #expect(OkLab.cubeRoot(-8) == -2)
+        #expect(OkLab.cubeRoot(.infinity) == .infinity)
+        #expect(OkLab.cubeRoot(.nan).isNaN)
     }
 }
