@@ -500,7 +500,8 @@ struct GIFWriterTests {
         func frame(_ count: Int) -> [UInt32] {
             (0..<count).map { _ in
                 random.next() % 5 == 0
-                    ? 0 : GIFPixel.opaque(UInt8(random.next() % 256), UInt8(random.next() % 64), UInt8(random.next() % 256))
+                    ? 0
+                    : GIFPixel.opaque(UInt8(random.next() % 256), UInt8(random.next() % 64), UInt8(random.next() % 256))
             }
         }
         let now = frame(3000)
