@@ -128,57 +128,50 @@ struct GIFHistogram: Sendable {
         sums[bin * 3 + 2] += Double(b) * w
     }
 
-    /// ``add(_:weight:)`` with weight 1 for each of `pixels` but the transparent ones (0), the
-    /// tables borrowed once for all of them rather than once a pixel.
+    /// ``add(_:weight:)`` with weight 1 for each of `pixels` but the transparent ones (0).
     mutating func addOpaque(_ pixels: UnsafeBufferPointer<UInt32>) {
-        var occupied = self.occupied
-        self.occupied = []
-        weight.withUnsafeMutableBufferPointer { weight in
-            sums.withUnsafeMutableBufferPointer { sums in
-                for pixel in pixels where pixel != 0 {
-                    let (r, g, b) = GIFPixel.channels(pixel)
-                    let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
-                    if weight[bin] == 0 { occupied.append(Int32(bin)) }
-                    weight[bin] += 1
-                    sums[bin * 3] += Double(r)
-                    sums[bin * 3 + 1] += Double(g)
-                    sums[bin * 3 + 2] += Double(b)
-                }
-            }
+        addingMany { add in
+            for pixel in pixels where pixel != 0 { add(pixel, 1) }
         }
-        self.occupied = occupied
     }
 
     /// The pixels of `frame` (transparent ones left out) that differ from `before` (empty for
     /// none) with `weight`, and one in 8 of those that do not (by position) with 0.8 of it.
     mutating func add(changesOf frame: [UInt32], since before: [UInt32], weight w: Double) {
-        var occupied = self.occupied
-        self.occupied = []
         let unchangedWeight = w * 0.8
-        weight.withUnsafeMutableBufferPointer { weight in
-            sums.withUnsafeMutableBufferPointer { sums in
-                frame.withUnsafeBufferPointer { now in
-                    before.withUnsafeBufferPointer { then in
-                        for position in 0..<now.count {
-                            let pixel = now[position]
-                            if pixel == 0 { continue }
-                            let added: Double
-                            if then.isEmpty || then[position] != pixel {
-                                added = w
-                            } else if position & 7 == 0 {
-                                added = unchangedWeight
-                            } else {
-                                continue
-                            }
-                            let (r, g, b) = GIFPixel.channels(pixel)
-                            let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
-                            if weight[bin] == 0 { occupied.append(Int32(bin)) }
-                            weight[bin] += added
-                            sums[bin * 3] += Double(r) * added
-                            sums[bin * 3 + 1] += Double(g) * added
-                            sums[bin * 3 + 2] += Double(b) * added
+        addingMany { add in
+            frame.withUnsafeBufferPointer { now in
+                before.withUnsafeBufferPointer { then in
+                    for position in 0..<now.count {
+                        let pixel = now[position]
+                        if pixel == 0 { continue }
+                        if then.isEmpty || then[position] != pixel {
+                            add(pixel, w)
+                        } else if position & 7 == 0 {
+                            add(pixel, unchangedWeight)
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with an `add(pixel, weight)` that writes straight into the tables, borrowed
+    /// once for all the pixels it adds rather than once a pixel as ``add(_:weight:)`` does.
+    @inline(__always)
+    private mutating func addingMany(_ body: (_ add: (UInt32, Double) -> Void) -> Void) {
+        var occupied = self.occupied
+        self.occupied = []
+        weight.withUnsafeMutableBufferPointer { weight in
+            sums.withUnsafeMutableBufferPointer { sums in
+                body { pixel, w in
+                    let (r, g, b) = GIFPixel.channels(pixel)
+                    let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
+                    if weight[bin] == 0 { occupied.append(Int32(bin)) }
+                    weight[bin] += w
+                    sums[bin * 3] += Double(r) * w
+                    sums[bin * 3 + 1] += Double(g) * w
+                    sums[bin * 3 + 2] += Double(b) * w
                 }
             }
         }
