@@ -117,15 +117,10 @@ struct GIFHistogram: Sendable {
     /// The bins with a weight, for ``removeAll()``.
     private var occupied: [Int32] = []
 
-    @inline(__always)
+    /// Adds one pixel with `weight` (a frame is added faster by ``addOpaque(_:)`` or
+    /// ``add(changesOf:since:weight:)``).
     mutating func add(_ pixel: UInt32, weight w: Double) {
-        let (r, g, b) = GIFPixel.channels(pixel)
-        let bin = (r >> 3) << 10 | (g >> 3) << 5 | b >> 3
-        if weight[bin] == 0 { occupied.append(Int32(bin)) }
-        weight[bin] += w
-        sums[bin * 3] += Double(r) * w
-        sums[bin * 3 + 1] += Double(g) * w
-        sums[bin * 3 + 2] += Double(b) * w
+        addingMany { add in add(pixel, w) }
     }
 
     /// ``add(_:weight:)`` with weight 1 for each of `pixels` but the transparent ones (0).
@@ -157,7 +152,7 @@ struct GIFHistogram: Sendable {
     }
 
     /// Runs `body` with an `add(pixel, weight)` that writes straight into the tables, borrowed
-    /// once for all the pixels it adds rather than once a pixel as ``add(_:weight:)`` does.
+    /// once for all the pixels it adds.
     @inline(__always)
     private mutating func addingMany(_ body: (_ add: (UInt32, Double) -> Void) -> Void) {
         var occupied = self.occupied
