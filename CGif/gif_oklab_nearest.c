@@ -77,3 +77,85 @@ void imgtool_oklab_nearest_many(const float *l, const float *a, const float *b, 
             out[i] = nearest_scalar(l, a, b, padded, points[3 * i], points[3 * i + 1], points[3 * i + 2]);
     }
 }
+
+// The nearest colour, as nearest_scalar picks it, with its squared distance and the smallest
+// squared distance to any other colour.
+static int32_t nearest_two_scalar(const float *l, const float *a, const float *b, int32_t padded, float pl, float pa,
+                                  float pb, float *best_out, float *second_out) {
+    float best = INFINITY, second = INFINITY;
+    int32_t index = 0;
+    for (int32_t i = 0; i < padded; i++) {
+        float dl = pl - l[i], da = pa - a[i], db = pb - b[i];
+        float d = dl * dl + da * da;
+        d = d + db * db;
+        if (d < best) {
+            second = best;
+            best = d;
+            index = i;
+        } else if (d < second) {
+            second = d;
+        }
+    }
+    *best_out = best;
+    *second_out = second;
+    return index;
+}
+
+__attribute__((target("avx2"))) static int32_t nearest_two_avx2(const float *l, const float *a, const float *b,
+                                                                int32_t padded, float pl, float pa, float pb,
+                                                                float *best_out, float *second_out) {
+    const __m256 vl = _mm256_set1_ps(pl), va = _mm256_set1_ps(pa), vb = _mm256_set1_ps(pb);
+    __m256 best = _mm256_set1_ps(INFINITY), second = _mm256_set1_ps(INFINITY);
+    __m256i best_index = _mm256_setzero_si256();
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i eight = _mm256_set1_epi32(8);
+    for (int32_t i = 0; i < padded; i += 8) {
+        __m256 dl = _mm256_sub_ps(vl, _mm256_loadu_ps(l + i));
+        __m256 da = _mm256_sub_ps(va, _mm256_loadu_ps(a + i));
+        __m256 db = _mm256_sub_ps(vb, _mm256_loadu_ps(b + i));
+        __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dl, dl), _mm256_mul_ps(da, da)), _mm256_mul_ps(db, db));
+        __m256 less = _mm256_cmp_ps(d, best, _CMP_LT_OQ);
+        // A new best pushes the old one to second; otherwise d may be a new second.
+        second = _mm256_blendv_ps(_mm256_min_ps(second, d), best, less);
+        best = _mm256_blendv_ps(best, d, less);
+        best_index = _mm256_blendv_epi8(best_index, index, _mm256_castps_si256(less));
+        index = _mm256_add_epi32(index, eight);
+    }
+    float distances[8], seconds[8];
+    int32_t indices[8];
+    _mm256_storeu_ps(distances, best);
+    _mm256_storeu_ps(seconds, second);
+    _mm256_storeu_si256((__m256i *)indices, best_index);
+    float found = distances[0];
+    int32_t result = indices[0];
+    int winner = 0;
+    for (int lane = 1; lane < 8; lane++) {
+        if (distances[lane] < found || (distances[lane] == found && indices[lane] < result)) {
+            found = distances[lane];
+            result = indices[lane];
+            winner = lane;
+        }
+    }
+    // The runner-up: the winning lane's second, or another lane's best.
+    float other = seconds[winner];
+    for (int lane = 0; lane < 8; lane++) {
+        if (lane != winner && distances[lane] < other) other = distances[lane];
+    }
+    *best_out = found;
+    *second_out = other;
+    return result;
+}
+
+void imgtool_oklab_nearest_two_many(const float *l, const float *a, const float *b, int32_t padded,
+                                    const float *points, int32_t count, int32_t *out, float *best, float *second,
+                                    int simd) {
+    if (simd && __builtin_cpu_supports("avx2")) {
+        for (int32_t i = 0; i < count; i++)
+            out[i] = nearest_two_avx2(l, a, b, padded, points[3 * i], points[3 * i + 1], points[3 * i + 2], best + i,
+                                      second + i);
+    } else {
+        for (int32_t i = 0; i < count; i++)
+            out[i] = nearest_two_scalar(l, a, b, padded, points[3 * i], points[3 * i + 1], points[3 * i + 2],
+                                        best + i, second + i);
+    }
+}

@@ -80,4 +80,71 @@ struct OkLabNearestTests {
         #expect(OkLab.cubeRoot(.infinity) == .infinity)
         #expect(OkLab.cubeRoot(.nan).isNaN)
     }
+
+    @Test("the runner-up distance is the smallest to any colour but the nearest, equal to it on a tie")
+    func nearestTwo() {
+        var random = SeededRandom(seed: 21)
+        func byte() -> Float { Float(random.next() % 256) }
+        for count in [1, 2, 9, 256] {
+            let colors = (0..<count).map { _ in OkLab(red: byte(), green: byte(), blue: byte()) }
+            let points = (0..<500).map { _ in OkLab(red: byte(), green: byte(), blue: byte()) } + colors
+            let search = OkLabNearest(colors)
+            for simd in [true, false] {
+                let found = search.nearestTwo(to: points, simd: simd)
+                #expect(found.indices == search.nearest(to: points))
+                for (slot, point) in points.enumerated() {
+                    let distances = colors.map { point.distanceSquared(to: $0) }
+                    let index = Int(found.indices[slot])
+                    let others = distances.enumerated().filter { $0.offset != index }.map(\.element)
+                    #expect(found.best[slot] == distances[index])
+                    #expect(found.second[slot] == (others.min() ?? found.second[slot]))
+                }
+            }
+        }
+        // Two equal colours: the runner-up is as near as the nearest.
+        let twice = OkLabNearest([OkLab(l: 0.5, a: 0, b: 0), OkLab(l: 0.5, a: 0, b: 0), OkLab(l: 0.9, a: 0, b: 0)])
+        let tie = twice.nearestTwo(to: [OkLab(l: 0.4, a: 0, b: 0)])
+        #expect(tie.indices == [0] && tie.best == tie.second)
+    }
+
+    @Test("k-means with bounds ends at the centres of a full search every iteration", arguments: [3, 64, 256])
+    func boundedKMeansMatchesLloyd(count: Int) {
+        var random = SeededRandom(seed: UInt64(count) + 100)
+        func byte() -> Float { Float(random.next() % 256) }
+        // Clustered points, as a frame's colours are, with weights.
+        let seeds = (0..<12).map { _ in (byte(), byte(), byte()) }
+        let points = (0..<3000).map { _ -> OkLab in
+            let (r, g, b) = seeds[Int(random.next() % 12)]
+            return OkLab(
+                red: min(r + byte() / 16, 255), green: min(g + byte() / 16, 255), blue: min(b + byte() / 16, 255))
+        }
+        let weights = points.indices.map { _ in Float(1 + random.next() % 9) }
+        let start = (0..<count).map { points[($0 * 7919) % points.count] }
+
+        var bounded = start
+        GIFQuantizer.refine(&bounded, points, weights, iterations: 8)
+        // Lloyd's iterations with a full search each time, the rule the quantizer had before.
+        var plain = start
+        var assignment = [Int32](repeating: 0, count: points.count)
+        for _ in 0..<8 {
+            let nearest = OkLabNearest(plain).nearest(to: points)
+            let moved = zip(assignment, nearest).filter { $0 != $1 }.count
+            assignment = nearest
+            var sums = [(Float, Float, Float, Float)](repeating: (0, 0, 0, 0), count: plain.count)
+            for (position, point) in points.enumerated() {
+                let w = weights[position]
+                let index = Int(assignment[position])
+                sums[index].0 += point.l * w
+                sums[index].1 += point.a * w
+                sums[index].2 += point.b * w
+                sums[index].3 += w
+            }
+            for index in plain.indices where sums[index].3 > 0 {
+                let w = sums[index].3
+                plain[index] = OkLab(l: sums[index].0 / w, a: sums[index].1 / w, b: sums[index].2 / w)
+            }
+            if moved * 200 < points.count { break }
+        }
+        #expect(bounded == plain)
+    }
 }
