@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ImgToolKit
@@ -124,6 +125,12 @@ struct MetadataEditorTests {
                 inputs.append(mutated)
             }
         }
+        // Found by FuzzJPEG: IFD0 at offset 4, over the header. Clearing its next-directory offset
+        // also cleared half of the header's pointer to it, which then read IFD0 at 0, where a GPS
+        // pointer lined up: GPS appeared by being removed.
+        let overlapping = EXIFBlock(app1OrTIFF: [UInt8](Data(base64Encoded: Self.headerOverlap) ?? Data()))
+        #expect(overlapping != nil)
+        inputs.append(overlapping?.bytes ?? [])
         for input in inputs {
             let block = EXIFBlock(tiff: input)
             _ = (block.hasGPS, block.orientation)
@@ -134,6 +141,15 @@ struct MetadataEditorTests {
             _ = block.edited(orientation: 70_000, removingGPS: true, removingThumbnail: false)
         }
     }
+
+    /// The APP1 payload of the fuzzer's input (462 bytes).
+    private static let headerOverlap =
+        "RXhpZgAATU0AKgAAAAQACgECAAMAAAADAAAAhgEPAAIAAAAFAAAAjAEQAAIAAAAIAAAAkQEaAAUAAAAAAAAAAAAAAAAAAAAGAAAAAQAAAJkB"
+        + "KAADAAAAAf//AAABMAACAAAABFBJTAACAgAEAAAAAf/////GGwAKAAAAAwAAAKGHaQAEAAAAAQAAALmIJQAEAAAAAQAAAW4AAAAAABgAGAAY"
+        + "TWFrZQBYWFgtWFhYAP////8AAAABAAAAAQAAAAEAAAABAAAAAQAAAAEAAAABAAgEgpoABQAAAAEAAAEbiCgABwAAAAYAAAEjiDMABAAAAAH/"
+        + "////kAMAAgAAABQAAAEpkgQACgAAAAEAAAE9pAoAAwAAAAH//wAApDIABQAAAAQAAAFFpDMAAgAAAAkAAAFl/////wAAAAGqqqqqqqoyMDk5"
+        + "OjA5OjI5IDEwOjEwOjEwAH////+AAAAAAAAAAQAAAAEAAAABAAAAAwCHAAABAAAAAQAAAAEAAAABTGVuc01ha2UAAAUAAAABAAAABAAAAAEA"
+        + "AgAFAAAAAQAAAawABQABAAAAAQEAAAAAHQACAAAAFAAAAbQAHgADAAAAAf//AAD/////AAAAATE5"
 
     @Test func xMPAttributes() {
         let packet = XMPPacket(

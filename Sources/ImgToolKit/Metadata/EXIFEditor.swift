@@ -75,7 +75,20 @@ public struct EXIFBlock: Sendable, Hashable {
         {
             output.setUInt16(value, at: entry.position + 8)
         }
-        return EXIFBlock(tiff: output.bytes)
+        // Directories that overlap can make an edit change what the block says elsewhere (a
+        // cleared next-directory offset that was also part of another offset, say, bringing a
+        // GPS directory into view): what was removed must be gone, or only the orientation is kept.
+        let result = EXIFBlock(tiff: output.bytes)
+        if (removingGPS && result.hasGPS) || (removingThumbnail && result.hasThumbnailDirectory) {
+            return EXIFBlock.minimal(bigEndian: source.bigEndian, orientation: orientation ?? self.orientation)
+        }
+        return result
+    }
+
+    /// Whether IFD0 points to a readable next directory (IFD1, the thumbnail's).
+    var hasThumbnailDirectory: Bool {
+        guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff) else { return false }
+        return layout.ifd1 != nil
     }
 
     /// Zeros the removed directories in `output`, then copies every kept range back from the source.
@@ -138,7 +151,8 @@ private struct EXIFLayout {
     let ifd1: Int?
 
     init?(_ tiff: TIFFBytes) {
-        guard let first = tiff.uint32(at: 4), tiff.uint16(at: Int(first)) != nil else { return nil }
+        // IFD0 after the 8-byte header, as TIFF requires: one that overlaps it is not read.
+        guard let first = tiff.uint32(at: 4), first >= 8, tiff.uint16(at: Int(first)) != nil else { return nil }
         let ifd0 = Int(first)
         let exif = tiff.subIFD(tagged: Self.exifTag, inIFDAt: ifd0)
         let next = tiff.uint16(at: ifd0).flatMap { tiff.uint32(at: ifd0 + 2 + 12 * Int($0)) }
