@@ -48,11 +48,4 @@ int32_t imgtool_oklab_nearest(const float *l, const float *a, const float *b, in
 void imgtool_oklab_nearest_many(const float *l, const float *a, const float *b, int32_t padded, const float *points,
                                 int32_t count, int32_t *out, int simd);
 
-/// `imgtool_oklab_nearest_many` that also gives each point's squared distance to its nearest
-/// colour (`best`) and to the nearest of the others (`second`; equal to `best` on a tie): the
-/// bounds by which k-means skips points whose nearest colour cannot have changed.
-void imgtool_oklab_nearest_two_many(const float *l, const float *a, const float *b, int32_t padded,
-                                    const float *points, int32_t count, int32_t *out, float *best, float *second,
-                                    int simd);
-
 #endif

@@ -303,42 +303,10 @@ enum GIFQuantizer {
         }
     }
 
-    /// Lloyd iterations: each point to its nearest centre, each centre to the weighted mean of
-    /// its points, until fewer than 1 in 200 points move or `iterations` are done.
-    ///
-    /// A point is measured against every centre only when its centre may have changed: each
-    /// keeps an upper bound on its distance to its centre and a lower bound on its distance to
-    /// any other, moved by how far the centres moved (Hamerly's bounds). While the first is below
-    /// the second by more than float arithmetic can blur (1e-4, distances being below 2), its
-    /// nearest centre is the one it has, as a full search would find: the same centres, for
-    /// the fraction of the searches.
-    static func refine(_ centres: inout [OkLab], _ points: [OkLab], _ weights: [Float], iterations: Int) {
-        let margin: Float = 1e-4
+    private static func refine(_ centres: inout [OkLab], _ points: [OkLab], _ weights: [Float], iterations: Int) {
         var assignment = [Int32](repeating: 0, count: points.count)
-        var upper = [Float](repeating: 0, count: points.count)
-        var lower = [Float](repeating: 0, count: points.count)
-        for iteration in 0..<iterations {
-            let search = OkLabNearest(centres)
-            var nearest = assignment
-            var measured: [Int] = []
-            if iteration == 0 {
-                measured = Array(points.indices)
-            } else {
-                for position in points.indices where !(upper[position] + margin < lower[position]) {
-                    // The bound first tightened to the exact distance, then a full search if needed.
-                    upper[position] = points[position].distanceSquared(to: centres[Int(assignment[position])])
-                        .squareRoot()
-                    if !(upper[position] + margin < lower[position]) { measured.append(position) }
-                }
-            }
-            if !measured.isEmpty {
-                let found = search.nearestTwo(to: measured.map { points[$0] })
-                for (slot, position) in measured.enumerated() {
-                    nearest[position] = found.indices[slot]
-                    upper[position] = found.best[slot].squareRoot()
-                    lower[position] = found.second[slot].squareRoot()
-                }
-            }
+        for _ in 0..<iterations {
+            let nearest = OkLabNearest(centres).nearest(to: points)
             var moved = 0
             for position in points.indices where assignment[position] != nearest[position] { moved += 1 }
             assignment = nearest
@@ -351,19 +319,11 @@ enum GIFQuantizer {
                 sums[index].2 += point.b * w
                 sums[index].3 += w
             }
-            let before = centres
             for index in centres.indices where sums[index].3 > 0 {
                 let w = sums[index].3
                 centres[index] = OkLab(l: sums[index].0 / w, a: sums[index].1 / w, b: sums[index].2 / w)
             }
             if moved * 200 < points.count { break }
-            // Bounds carried to the moved centres.
-            let drift = zip(before, centres).map { $0.distanceSquared(to: $1).squareRoot() }
-            let farthest = drift.max() ?? 0
-            for position in points.indices {
-                upper[position] += drift[Int(assignment[position])]
-                lower[position] -= farthest
-            }
         }
     }
 }

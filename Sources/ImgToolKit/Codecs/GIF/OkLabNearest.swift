@@ -58,30 +58,4 @@ struct OkLabNearest: Sendable {
             initialized = points.count
         }
     }
-
-    /// ``nearest(to:simd:)`` with each point's squared distance to its nearest colour and to the
-    /// nearest of the others (equal on a tie).
-    func nearestTwo(to points: [OkLab], simd: Bool = true) -> (indices: [Int32], best: [Float], second: [Float]) {
-        guard !l.isEmpty else {
-            let none = [Float](repeating: .infinity, count: points.count)
-            return ([Int32](repeating: 0, count: points.count), none, none)
-        }
-        precondition(MemoryLayout<OkLab>.stride == 12 && MemoryLayout<OkLab>.offset(of: \OkLab.b) == 8)
-        var best = [Float](repeating: 0, count: points.count)
-        var second = [Float](repeating: 0, count: points.count)
-        var indices = [Int32](repeating: 0, count: points.count)
-        l.withUnsafeBufferPointer { l in
-            a.withUnsafeBufferPointer { a in
-                b.withUnsafeBufferPointer { b in
-                    points.withUnsafeBytes { raw in
-                        imgtool_oklab_nearest_two_many(
-                            l.baseAddress, a.baseAddress, b.baseAddress, Int32(l.count),
-                            raw.baseAddress?.assumingMemoryBound(to: Float.self), Int32(points.count),
-                            &indices, &best, &second, simd ? 1 : 0)
-                    }
-                }
-            }
-        }
-        return (indices, best, second)
-    }
 }
