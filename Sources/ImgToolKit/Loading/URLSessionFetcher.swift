@@ -64,7 +64,9 @@ public struct URLSessionFetcher: DataFetching {
         }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let delegate = FetchDelegate(name: name, maxBytes: maxBytes, progress: progress)
-        let sessionConfiguration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        // A configuration of this fetch's own: a copy of the one given, or a new `.ephemeral`.
+        let sessionConfiguration =
+            givenConfiguration.map { $0.copy() as? URLSessionConfiguration ?? $0 } ?? .ephemeral
         sessionConfiguration.timeoutIntervalForRequest = seconds
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)

@@ -28,7 +28,7 @@ public struct EXIFBlock: Sendable, Hashable {
 
     /// Whether IFD0 has a GPS pointer (tag 0x8825) to a readable directory with at least one entry.
     public var hasGPS: Bool {
-        guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff), let gps = layout.gps else { return false }
+        guard let (tiff, layout) = readLayout(), let gps = layout.gps else { return false }
         return tiff.entryCount(ofIFDAt: gps) > 0
     }
 
@@ -50,7 +50,7 @@ public struct EXIFBlock: Sendable, Hashable {
     ///   When overlapping offsets would make the edit cost more than a few passes over the block,
     ///   the result is a minimal block holding only the orientation.
     public func edited(orientation: Int?, removingGPS: Bool, removingThumbnail: Bool) -> EXIFBlock {
-        guard let source = TIFFBytes(bytes), let layout = EXIFLayout(source) else { return self }
+        guard let (source, layout) = readLayout() else { return self }
         var output = source
         if removingGPS || removingThumbnail {
             guard let keptEnd = erase(layout, into: &output, gps: removingGPS, thumbnail: removingThumbnail) else {
@@ -87,8 +87,13 @@ public struct EXIFBlock: Sendable, Hashable {
 
     /// Whether IFD0 points to a readable next directory (IFD1, the thumbnail's).
     var hasThumbnailDirectory: Bool {
-        guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff) else { return false }
-        return layout.ifd1 != nil
+        readLayout()?.layout.ifd1 != nil
+    }
+
+    /// The block's TIFF structure and the directories the editor knows, or `nil` when unreadable.
+    private func readLayout() -> (tiff: TIFFBytes, layout: EXIFLayout)? {
+        guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff) else { return nil }
+        return (tiff, layout)
     }
 
     /// Zeros the removed directories in `output`, then copies every kept range back from the source.

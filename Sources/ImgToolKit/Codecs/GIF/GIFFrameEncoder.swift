@@ -112,7 +112,7 @@ struct GIFFrameEncoder {
             // Pillow and ffmpeg clear to transparent only then (else to the background colour).
             // Frame 0 of an animation with transparency carries one too: Pillow decodes every
             // later frame without alpha unless frame 0 has a transparent index.
-            let best = before.encodeSmallest(
+            let best = before.encodeBetterWay(
                 target, in: rect,
                 transparentIndex: disposal == 2 || (before.framesEncoded == 0 && before.hasTransparency))
             var output: [UInt8] = []
@@ -216,7 +216,7 @@ struct GIFFrameEncoder {
     /// palette), this choice made the file 0.2% larger than compressing both ways and keeping the
     /// smaller, and saved one compression per frame. The other way is taken when the chosen one's
     /// colours fit no table.
-    private func encodeSmallest(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
+    private func encodeBetterWay(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
         let displayed = displayed
         let (opaqueRuns, transparentRuns, unchanged) = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in

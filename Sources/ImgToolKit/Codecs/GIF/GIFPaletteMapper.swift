@@ -147,14 +147,12 @@ struct GIFPaletteMapper {
         var judged: [UInt32] = []
         training.reserveCapacity(2048 + 1)
         judged.reserveCapacity(2048 + 1)
-        var sampled = 0
-        for position in Swift.stride(from: 0, to: changedPixels.count, by: stride) {
+        for (sampled, position) in Swift.stride(from: 0, to: changedPixels.count, by: stride).enumerated() {
             if sampled & 1 == 0 {
                 training.append(changedPixels[position])
             } else {
                 judged.append(changedPixels[position])
             }
-            sampled += 1
         }
         scratch.training.removeAll()
         training.withUnsafeBufferPointer { scratch.training.addOpaque($0) }
