@@ -263,6 +263,50 @@ struct OperationsTests {
         }
     }
 
+    @Test("merge is one step: on a still and on a GIF it writes what the merger composites, every frame and delay")
+    func mergeStep() async throws {
+        let folder = try makeTemporaryFolder("operations")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let logo = TestImages.make8(width: 6, height: 4) { x, y in [200, UInt8(x * 40), UInt8(y * 60), 180] }
+        let mark = TestImages.make16(width: 5, height: 5) { x, y in
+            [UInt16(x * 9000), 40_000, UInt16(y * 7000), 30_000]
+        }
+        try PNGEncoder().encode(logo).write(to: folder + "/logo.png")
+        try PNGEncoder().encode(mark).write(to: folder + "/mark.png")
+        let still = TestImages.make8(width: 30, height: 20) { x, y in [UInt8(x * 8), UInt8(y * 12), 90, 255] }
+        try PNGEncoder().encode(still).write(to: folder + "/still.png")
+        let placement = try OverlayPlacement(
+            gravity: .southEast, offsetX: -2, offsetY: -1, opacity: 0.75, overlayWidth: .percent(25))
+        let overlays = [folder + "/logo.png", folder + "/mark.png"]
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples/spinner.gif").path
+        for background in [folder + "/still.png", sample] {
+            let step = MergeOperation(overlays: overlays, placement: placement)
+            let piped = try await ImageSource(contentsOf: background).applying([.merge(step)])
+            let merger = ImageMerger(placement: placement)
+            let result = try await merger.merge(
+                background: try ImageInput(background), overlays: try overlays.map { try ImageInput($0) })
+            let made = try Self.frames(piped)
+            let expected = try Self.frames(result.source)
+            #expect(made.count == expected.count, "\(background)")
+            #expect(piped.info.frames.map(\.delay) == result.source.info.frames.map(\.delay), "\(background)")
+            #expect(piped.info.plays == result.source.info.plays)
+            for (got, want) in zip(made, expected) {
+                #expect(got.image.depth == .sixteen, "a 16-bit overlay makes the merge 16-bit")
+                #expect(firstDifference(want.image, got.image) == nil, "\(background) frame \(got.index)")
+            }
+        }
+        // The still: exactly the compositor's drawing of both overlays, in order.
+        let merged = try await ImageSource(contentsOf: folder + "/still.png").merged(
+            with: overlays, placement: placement)
+        let drawn = OverlayCompositor.composite([logo, mark], onto: still, placement: placement)
+        #expect(firstDifference(drawn, try merged.frame(at: 0).image) == nil)
+        // A missing overlay names itself.
+        await #expect(throws: ImgToolError.self) {
+            _ = try await ImageSource(contentsOf: folder + "/still.png").merged(with: [folder + "/gone.png"])
+        }
+    }
+
     @Test("An operation list is Codable: it survives JSON unchanged")
     func codable() throws {
         let list: [ImageOperation] = [
@@ -271,10 +315,20 @@ struct OperationsTests {
             .trim(TrimOperation()), .pad(PadOperation(top: 1, right: 2, bottom: 3, left: 4)),
             .filter(.blur(sigma: 2)),
             .overlay(OverlayOperation(input: "logo.png", gravity: .southEast, widthPercent: 10)),
+            .merge(
+                MergeOperation(
+                    overlays: ["a.png", "https://example.com/b.gif"],
+                    placement: try OverlayPlacement(
+                        gravity: .north, offsetX: -3, opacity: 0.5, overlayWidth: .percent(25),
+                        overlayHeight: .pixels(40), overlayFilter: .mitchell))),
             .timing(.speed(2)), .timing(.reverse), .timing(.frames(first: 1, last: 5)), .timing(.loops(0)),
         ]
         let data = try JSONEncoder().encode(list)
         #expect(try JSONDecoder().decode([ImageOperation].self, from: data) == list)
+        #expect(list.flatMap(\.inputs) == ["logo.png", "a.png", "https://example.com/b.gif"])
+        // A placement read from JSON is checked as one made in code.
+        let opaque = Data(#"{"gravity":"center","offsetX":0,"offsetY":0,"opacity":2,"overlayFilter":"lanczos3"}"#.utf8)
+        #expect(throws: ImgToolError.self) { _ = try JSONDecoder().decode(OverlayPlacement.self, from: opaque) }
     }
 
     @Test("--speed on a GIF carries the centisecond rounding: 50 ms frames twice as fast last 25 ms on average")

@@ -4,7 +4,8 @@
 /// The background and the first overlay are fetched and decoded by two `async let`s awaited
 /// together; further overlays go through the ``ImageLoader``'s task group at the same time and
 /// come back in input order. Compositing starts once everything has arrived, in a `@concurrent`
-/// function, never on the caller's actor; see ``OverlayCompositor`` for the arithmetic (exact
+/// function, never on the caller's actor: it is ``MergeOperation``'s, the step `imgtool merge`
+/// applies to its background. See ``OverlayCompositor`` for the arithmetic (exact
 /// source-over, 16 bits when any input is 16-bit, gravity, offset, opacity, clipping). The
 /// output has the background's size.
 ///
@@ -69,21 +70,9 @@ public struct ImageMerger: Sendable {
         }
         let info = base.info
         if convertsOverlayColors { Self.convertColors(of: &layers, to: info.color.effectiveProfile) }
-        guard base.info.isAnimated || layers.contains(where: \.info.isAnimated) else {
-            // Still images: hand the pixels over, so compositing changes the background in place.
-            let canvas = base.takeImage()
-            let images = layers.indices.map { layers[$0].takeImage() }
-            layers = []
-            let image = await Self.composite(
-                images, onto: consume canvas, placement: placement)
-            return Result(image: image, backgroundInfo: info, skipped: skipped)
-        }
-        let firstFrame = await Self.composite(
-            layers.map(\.image), onto: base.image, placement: placement)
-        let animation = try MergedAnimation(
-            background: base, overlays: layers, firstFrame: firstFrame, placement: placement,
-            limits: loader.options.limits)
-        return Result(image: firstFrame, animation: animation, backgroundInfo: info, skipped: skipped)
+        let (image, animation) = try await Self.merged(
+            background: consume base, overlays: layers, placement: placement, limits: loader.options.limits)
+        return Result(image: image, animation: animation, backgroundInfo: info, skipped: skipped)
     }
 
     /// Loads everything: two `async let`s for the background and first overlay, the loader's task
@@ -135,10 +124,20 @@ public struct ImageMerger: Sendable {
         }
     }
 
+    /// ``MergeOperation``'s merge of the loaded inputs, on the global concurrent executor
+    /// whatever actor the caller is on; a still background is composited in place.
     @concurrent
-    static func composite(
-        _ overlays: [PixelBuffer], onto canvas: consuming PixelBuffer, placement: OverlayPlacement
-    ) async -> PixelBuffer {
-        OverlayCompositor.composite(overlays, onto: consume canvas, placement: placement)
+    static func merged(
+        background: consuming LoadedImage, overlays: [LoadedImage], placement: OverlayPlacement,
+        limits: DecodingLimits
+    ) async throws(ImgToolError) -> (image: PixelBuffer, animation: MergedAnimation?) {
+        try MergeOperation.merged(background: background, overlays: overlays, placement: placement, limits: limits)
+    }
+}
+
+extension ImageMerger.Result {
+    /// The merge as a source to write: ``animation``, or ``image`` described by the background.
+    public var source: any FrameSource {
+        animation ?? StillImageSource(image, describedBy: backgroundInfo)
     }
 }

@@ -67,6 +67,14 @@ extension FrameSource {
         try await overlay.apply(to: self, context: context)
     }
 
+    /// ``MergeOperation``: `overlays` (files, URLs or `-`) drawn in order, all with `placement`,
+    /// as `imgtool merge` draws them.
+    public func merged(
+        with overlays: [String], placement: OverlayPlacement = .centered, context: OperationContext = OperationContext()
+    ) async throws(ImgToolError) -> any FrameSource {
+        try await MergeOperation(overlays: overlays, placement: placement).apply(to: self, context: context)
+    }
+
     /// ``TimingOperation/speed(_:)``: every delay divided by `factor`.
     public func speeded(by factor: Double) async throws(ImgToolError) -> any FrameSource {
         try await TimingOperation.speed(factor).apply(to: self, context: OperationContext())

@@ -24,6 +24,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     case filter(FilterOperation)
     /// Draws an image (still or animated) over every frame.
     case overlay(OverlayOperation)
+    /// Draws images (still or animated) over every frame, all placed the same way: `imgtool merge`.
+    case merge(MergeOperation)
     /// Changes the timing: speed, reverse, a range of frames, the number of plays.
     case timing(TimingOperation)
 
@@ -38,7 +40,17 @@ public enum ImageOperation: Sendable, Hashable, Codable {
         case .pad(let step): step
         case .filter(let step): step
         case .overlay(let step): step
+        case .merge(let step): step
         case .timing(let step): step
+        }
+    }
+
+    /// The images this step reads besides the one it changes (overlays), as typed.
+    public var inputs: [String] {
+        switch self {
+        case .overlay(let step): [step.input]
+        case .merge(let step): step.overlays
+        default: []
         }
     }
 }

@@ -59,13 +59,7 @@ public struct OverlayOperation: FrameOperation, Hashable, Codable {
                 source, mapping: Mapping(overlay: overlay.image, placement: placement, tiles: tiles))
         }
         // An animated overlay: the merge's own timeline and compositor, the source as background.
-        let first = try source.frame(at: 0).image
-        var background = LoadedImage(name: "image", info: source.info, image: first)
-        if source.info.isAnimated { background.converted = source }
-        let firstFrame = OverlayCompositor.composite([overlay.image], onto: first, placement: placement)
-        return try MergedAnimation(
-            background: background, overlays: layers, firstFrame: firstFrame, placement: placement,
-            limits: context.limits)
+        return try MergeOperation.composited([overlay], onto: source, placement: placement, limits: context.limits)
     }
 
     struct Mapping: FrameMapping {

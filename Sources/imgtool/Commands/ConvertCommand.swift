@@ -55,11 +55,7 @@ struct ConvertCommand: BatchableCommand {
     }
 
     var inputNames: [String] {
-        let overlays = ((try? operations()) ?? []).compactMap { step -> String? in
-            if case .overlay(let overlay) = step { return overlay.input }
-            return nil
-        }
-        return [input] + overlays
+        [input] + ((try? operations()) ?? []).flatMap(\.inputs)
     }
     var outputPath: String? { output }
 
@@ -72,11 +68,7 @@ struct ConvertCommand: BatchableCommand {
         let target = try writing.output(output, in: context)
         let steps = try operations()
         // Overlays are inputs too: never written over, and libcurl loaded for a URL.
-        let overlays = steps.compactMap { step -> String? in
-            if case .overlay(let overlay) = step { return overlay.input }
-            return nil
-        }
-        let parsed = try InputOptions.parse([input] + overlays)
+        let parsed = try InputOptions.parse([input] + steps.flatMap(\.inputs))
         try target.check(against: parsed)
         let opened = try await reading.open(parsed[0], in: context)
         for warning in opened.info.warnings { context.note("warning: \(input): \(warning)") }

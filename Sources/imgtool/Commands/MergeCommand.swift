@@ -103,10 +103,9 @@ struct MergeCommand: BatchableCommand {
         let target = try writing.output(output ?? "merged.png", in: context)
         let result = try await merge(into: target, in: context)
         for skipped in result.skipped { context.note("error: \(skipped.commandLineDescription) (left out)") }
-        var merged: any FrameSource = StillImageSource(result.image, describedBy: result.backgroundInfo)
-        if var animation = result.animation {
-            if let loops = writing.loops { animation.plays = loops }
-            merged = animation
+        var merged = result.source
+        if merged.info.isAnimated, let loops = writing.loops {
+            merged = try await ConvertCommand.apply([.timing(.loops(loops))], to: merged, context: OperationContext())
         }
         try writing.prepare(merged, for: target, in: context)
         try await writing.write(merged, to: target, verb: "merge", in: context)
