@@ -391,6 +391,8 @@ struct WideResamplerTests {
             linear: true),
         Case(source: PixelSize(width: 1, height: 50), output: PixelSize(width: 1, height: 5), filter: .lanczos3),
         Case(source: PixelSize(width: 2, height: 2), output: PixelSize(width: 9, height: 9), filter: .lanczos3),
+        // Two bands, each with an odd number of source rows: rows filtered in pairs, the last alone.
+        Case(source: PixelSize(width: 701, height: 499), output: PixelSize(width: 87, height: 62), filter: .lanczos3),
     ]
 
     @Test(

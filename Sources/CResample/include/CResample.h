@@ -28,6 +28,12 @@ int imgtool_resample_has_avx(void);
 void imgtool_resample_filter_row(const void *in, const void *firsts, const void *tap_counts, const void *weights,
                                  int64_t stride, void *out, int64_t count);
 
+/// `imgtool_resample_filter_row` of two rows at once (`in_a` to `out_a`, `in_b` to `out_b`),
+/// with the same arithmetic for each, the weights read once. Only call it when
+/// `imgtool_resample_has_avx()` is 1.
+void imgtool_resample_filter_rows2(const void *in_a, const void *in_b, const void *firsts, const void *tap_counts,
+                                   const void *weights, int64_t stride, void *out_a, void *out_b, int64_t count);
+
 /// The vertical pass of one output row: `out` (`width` pixels of 4 floats) set to the sum of the
 /// `row_count` rows (`row_pointers`, each `width` pixels) times `weights`, as the Swift loop
 /// sums them (rows four at a time, in order). Only call it when `imgtool_resample_has_avx()` is 1.
