@@ -13,4 +13,9 @@
 /// cannot be loaded.
 int imgtool_avif_load(const char **error);
 
+/// Copies an 8-bit alpha plane (`width` x `height`, rows `alpha_row_bytes` apart) into byte 3 of
+/// each 8-bit RGBA pixel (rows `rgba_row_bytes` apart), leaving the colour bytes as they are.
+void imgtool_avif_copy_alpha8(const uint8_t *alpha, size_t alpha_row_bytes, uint8_t *rgba, size_t rgba_row_bytes,
+                              uint32_t width, uint32_t height);
+
 #endif
