@@ -333,11 +333,11 @@ public struct Resampler: Sendable {
         /// Filtered source rows: row `r` in slot `r % ringSize`.
         private let ring: UnsafeMutableBufferPointer<SIMD4<Float>>
         private let ringSize: Int
-        /// One source row as premultiplied floats, before the horizontal pass.
+        /// One source row as premultiplied floats, before the horizontal pass (rows not grouped).
         private let sourceRow: UnsafeMutableBufferPointer<SIMD4<Float>>
-        /// Whether source rows are filtered in groups of up to ``groupSize`` that read the
-        /// weights once (``filterGroup(into:)``): the wide-vector horizontal pass that is not
-        /// fused with the conversion.
+        /// Whether source rows are filtered in pairs that read the weights once
+        /// (``filterGroup(width:)``): the wide-vector horizontal pass that is not fused with the
+        /// conversion.
         private let groupsRows: Bool
         /// The loaded source rows of the group being gathered (row `groupStart + i` in `i`):
         /// ``groupSize`` rows when rows are grouped.
@@ -385,7 +385,7 @@ public struct Resampler: Sendable {
             let width = resampler.outputSize.width
             ring = .allocate(capacity: ringSize * width)
             ring.initialize(repeating: .zero)
-            sourceRow = .allocate(capacity: horizontal.sourceCount)
+            sourceRow = .allocate(capacity: groupsRows ? 0 : horizontal.sourceCount)
             sourceRow.initialize(repeating: .zero)
             groupRows = .allocate(capacity: groupsRows ? Self.groupSize * horizontal.sourceCount : 0)
             groupRows.initialize(repeating: .zero)
