@@ -80,4 +80,37 @@ struct OkLabNearestTests {
         #expect(OkLab.cubeRoot(.infinity) == .infinity)
         #expect(OkLab.cubeRoot(.nan).isNaN)
     }
+
+    @Test("three cube roots at once are each cubeRoot's to the bit, in and out of its fast range")
+    func cubeRootsSideBySide() {
+        var random = SeededRandom(seed: 5)
+        func check(_ x: SIMD4<Float>) -> Bool {
+            let roots = OkLab.cubeRoots(x)
+            for lane in 0..<3 where roots[lane].bitPattern != OkLab.cubeRoot(x[lane]).bitPattern {
+                Issue.record("lane \(lane) of \(x): \(roots[lane]), not \(OkLab.cubeRoot(x[lane]))")
+                return false
+            }
+            return true
+        }
+        for _ in 0..<100_000 {
+            let lanes = (0..<4).map { _ in Float(bitPattern: UInt32(random.next() % 0x3F80_0000)) }
+            guard check(SIMD4(lanes[0], lanes[1], lanes[2], lanes[3])) else { return }
+        }
+        for x in [SIMD4<Float>(0, 0.5, 1, 0), SIMD4(-8, 27, 1e-35, 0), SIMD4(.infinity, 1, 1, 1), SIMD4(.nan, 8, 64, 0)] {
+            _ = check(x)
+        }
+        // Every 8-bit sRGB grey and primary through the OkLab conversion that uses them.
+        for level in 0...255 {
+            let v = OkLab.toLinear(Float(level))
+            for (r, g, b) in [(v, v, v), (v, 0, 0), (0, v, 0), (0, 0, v)] {
+                let l = OkLab.cubeRoot(0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b)
+                let m = OkLab.cubeRoot(0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b)
+                let s = OkLab.cubeRoot(0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b)
+                let color = OkLab(linearRed: r, green: g, blue: b)
+                #expect(color.l == 0.210_454_255_3 * l + 0.793_617_785_0 * m - 0.004_072_046_8 * s)
+                #expect(color.a == 1.977_998_495_1 * l - 2.428_592_205_0 * m + 0.450_593_709_9 * s)
+                #expect(color.b == 0.025_904_037_1 * l + 0.782_771_766_2 * m - 0.808_675_766_0 * s)
+            }
+        }
+    }
 }

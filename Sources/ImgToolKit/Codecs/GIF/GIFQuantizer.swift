@@ -47,9 +47,13 @@ struct OkLab: Sendable, Equatable {
 
     /// The OkLab coordinates of a linear-light RGB colour (0 ... 1).
     init(linearRed r: Float, green g: Float, blue b: Float) {
-        let l = Self.cubeRoot(0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b)
-        let m = Self.cubeRoot(0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b)
-        let s = Self.cubeRoot(0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b)
+        // The three cone responses side by side, each with the arithmetic of its own line.
+        let lms =
+            SIMD4<Float>(0.412_221_470_8, 0.211_903_498_2, 0.088_302_461_9, 1) * r
+            + SIMD4<Float>(0.536_332_536_3, 0.680_699_545_1, 0.281_718_837_6, 0) * g
+            + SIMD4<Float>(0.051_445_992_9, 0.107_396_956_6, 0.629_978_700_5, 0) * b
+        let roots = Self.cubeRoots(lms)
+        let (l, m, s) = (roots[0], roots[1], roots[2])
         self.l = 0.210_454_255_3 * l + 0.793_617_785_0 * m - 0.004_072_046_8 * s
         self.a = 1.977_998_495_1 * l - 2.428_592_205_0 * m + 0.450_593_709_9 * s
         self.b = 0.025_904_037_1 * l + 0.782_771_766_2 * m - 0.808_675_766_0 * s
@@ -71,6 +75,31 @@ struct OkLab: Sendable, Equatable {
         cube = y * y * y
         y *= (cube + 2 * value) / (2 * cube + value)
         return Float(y)
+    }
+
+    /// ``cubeRoot(_:)`` of the first three lanes of `x` at once, each the same to the bit (the
+    /// last lane is ignored): the three roots of a colour share their divisions' latency.
+    @inline(__always)
+    static func cubeRoots(_ x: SIMD4<Float>) -> SIMD4<Float> {
+        let low = SIMD4<Float>(repeating: 0x1p-100)
+        let high = SIMD4<Float>(repeating: 0x1p100)
+        let inRange = (x .>= low) .& (x .<= high)
+        guard inRange[0], inRange[1], inRange[2] else {
+            return SIMD4(cubeRoot(x[0]), cubeRoot(x[1]), cubeRoot(x[2]), 0)
+        }
+        let bits: SIMD4<UInt32> = unsafeBitCast(x, to: SIMD4<UInt32>.self) / 3 &+ 709_921_077
+        let first: SIMD4<Float> = unsafeBitCast(bits, to: SIMD4<Float>.self)
+        let value = SIMD4<Double>(Double(x[0]), Double(x[1]), Double(x[2]), 1)
+        let two = SIMD4<Double>(repeating: 2)
+        let twice = two * value
+        var y = SIMD4<Double>(Double(first[0]), Double(first[1]), Double(first[2]), 1)
+        for _ in 0..<2 {
+            let cube: SIMD4<Double> = y * y * y
+            let numerator: SIMD4<Double> = cube + twice
+            let denominator: SIMD4<Double> = two * cube + value
+            y *= numerator / denominator
+        }
+        return SIMD4(Float(y[0]), Float(y[1]), Float(y[2]), 0)
     }
 
     init(l: Float, a: Float, b: Float) {
