@@ -96,7 +96,9 @@ struct OkLabNearestTests {
             let lanes = (0..<4).map { _ in Float(bitPattern: UInt32(random.next() % 0x3F80_0000)) }
             guard check(SIMD4(lanes[0], lanes[1], lanes[2], lanes[3])) else { return }
         }
-        for x in [SIMD4<Float>(0, 0.5, 1, 0), SIMD4(-8, 27, 1e-35, 0), SIMD4(.infinity, 1, 1, 1), SIMD4(.nan, 8, 64, 0)] {
+        for x in [
+            SIMD4<Float>(0, 0.5, 1, 0), SIMD4(-8, 27, 1e-35, 0), SIMD4(.infinity, 1, 1, 1), SIMD4(.nan, 8, 64, 0),
+        ] {
             _ = check(x)
         }
         // Every 8-bit sRGB grey and primary through the OkLab conversion that uses them.
