@@ -48,9 +48,7 @@ public struct MergeOperation: FrameOperation, Hashable, Codable {
         let first = try source.frame(at: 0).image
         var background = LoadedImage(name: (source as? ImageSource)?.name ?? "image", info: source.info, image: first)
         if source.info.isAnimated { background.converted = source }
-        let firstFrame = OverlayCompositor.composite(layers.map(\.image), onto: first, placement: placement)
-        return try MergedAnimation(
-            background: background, overlays: layers, firstFrame: firstFrame, placement: placement, limits: limits)
+        return try animation(background: background, overlays: layers, placement: placement, limits: limits)
     }
 
     /// The merge of loaded inputs, as `imgtool merge` makes it (overlays already in the
@@ -68,11 +66,19 @@ public struct MergeOperation: FrameOperation, Hashable, Codable {
             let canvas = background.takeImage()
             return (OverlayCompositor.composite(overlays.map(\.image), onto: consume canvas, placement: placement), nil)
         }
+        let merged = try animation(background: background, overlays: overlays, placement: placement, limits: limits)
+        return (merged.firstFrame, merged)
+    }
+
+    /// The merged animation of `background` and `overlays` (one of them animated), its first
+    /// frame composited now.
+    private static func animation(
+        background: LoadedImage, overlays: [LoadedImage], placement: OverlayPlacement, limits: DecodingLimits
+    ) throws(ImgToolError) -> MergedAnimation {
         let firstFrame = OverlayCompositor.composite(
             overlays.map(\.image), onto: background.image, placement: placement)
-        let animation = try MergedAnimation(
+        return try MergedAnimation(
             background: background, overlays: overlays, firstFrame: firstFrame, placement: placement, limits: limits)
-        return (firstFrame, animation)
     }
 
     /// Every frame of a still-only merge: the overlays drawn in order.

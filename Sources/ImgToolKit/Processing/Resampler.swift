@@ -333,23 +333,15 @@ public struct Resampler: Sendable {
         /// Filtered source rows: row `r` in slot `r % ringSize`.
         private let ring: UnsafeMutableBufferPointer<SIMD4<Float>>
         private let ringSize: Int
-        /// One source row as premultiplied floats, before the horizontal pass (rows not grouped).
-        private let sourceRow: UnsafeMutableBufferPointer<SIMD4<Float>>
-        /// Whether source rows are filtered in pairs that read the weights once
-        /// (``filterGroup(width:)``): the wide-vector horizontal pass that is not fused with the
-        /// conversion.
-        private let groupsRows: Bool
-        /// The loaded source rows of the group being gathered (row `groupStart + i` in `i`):
-        /// ``groupSize`` rows when rows are grouped.
-        private let groupRows: UnsafeMutableBufferPointer<SIMD4<Float>>
-        /// The first source row of the group, and how many are loaded.
-        private var groupStart = 0
-        private var groupCount = 0
-        /// Row pointers handed to the kernel: the group's rows, then their ring slots.
-        private let groupPointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-        /// Rows filtered together: two (on the 4096x4096 JPEG's resize to 512, one core, 117 ms
-        /// of CPU alone, 107 ms in pairs, and 107 ms in fours).
-        static var groupSize: Int { 2 }
+        /// Source rows as premultiplied floats, before the horizontal pass: one, or two when
+        /// rows are paired (the second row after the first).
+        private let rowBuffer: UnsafeMutableBufferPointer<SIMD4<Float>>
+        /// Whether source rows are filtered in pairs that read the weights once (the wide-vector
+        /// horizontal pass that is not fused with the conversion): on the 4096x4096 JPEG's resize
+        /// to 512, one core, 117 ms of CPU alone, 107 ms in pairs (and in fours).
+        private let pairsRows: Bool
+        /// The source row loaded first in ``rowBuffer`` and waiting for its partner.
+        private var pendingRow: Int?
         private let accumulator: UnsafeMutableBufferPointer<SIMD4<Float>>
         /// The ring rows an output row reads, reused from row to row.
         private var rowsOfTaps: [UnsafeMutablePointer<SIMD4<Float>>] = []
@@ -377,20 +369,15 @@ public struct Resampler: Sendable {
             // a small reduction), converting while filtering beats converting the row first.
             fused = conversion.decode == nil && horizontal.tapCounts.reduce(0, +) <= 2 * horizontal.sourceCount
             next = rows.lowerBound
-            groupsRows = resampler.usesWideVectors && !horizontalIsIdentity && !fused
-            // A group's rows are all written to the ring before the outputs its first rows
-            // complete are emitted: groupSize - 1 more slots keep them from overwriting a row
-            // those outputs read.
-            ringSize = vertical.stride + (groupsRows ? Self.groupSize - 1 : 0)
+            pairsRows = resampler.usesWideVectors && !horizontalIsIdentity && !fused
+            // A pair's first row is written to the ring before the outputs it completes are
+            // emitted: one more slot keeps its partner from overwriting a row those outputs read.
+            ringSize = vertical.stride + (pairsRows ? 1 : 0)
             let width = resampler.outputSize.width
             ring = .allocate(capacity: ringSize * width)
             ring.initialize(repeating: .zero)
-            sourceRow = .allocate(capacity: groupsRows ? 0 : horizontal.sourceCount)
-            sourceRow.initialize(repeating: .zero)
-            groupRows = .allocate(capacity: groupsRows ? Self.groupSize * horizontal.sourceCount : 0)
-            groupRows.initialize(repeating: .zero)
-            groupPointers = .allocate(capacity: 2 * Self.groupSize)
-            groupPointers.initialize(repeating: nil, count: 2 * Self.groupSize)
+            rowBuffer = .allocate(capacity: (pairsRows ? 2 : 1) * horizontal.sourceCount)
+            rowBuffer.initialize(repeating: .zero)
             accumulator = .allocate(capacity: width)
             accumulator.initialize(repeating: .zero)
             rowsOfTaps.reserveCapacity(ringSize)
@@ -398,9 +385,7 @@ public struct Resampler: Sendable {
 
         deinit {
             ring.deallocate()
-            sourceRow.deallocate()
-            groupRows.deallocate()
-            groupPointers.deallocate()
+            rowBuffer.deallocate()
             accumulator.deallocate()
         }
 
@@ -416,50 +401,33 @@ public struct Resampler: Sendable {
                 resampler.horizontal.weights.withUnsafeBufferPointer { weights in
                     resampler.filterRow(samples: samples, weights: weights, into: target)
                 }
-            } else if groupsRows {
-                // Rows gather into a group that reads the weights once; the band's last rows
-                // make a smaller one.
-                if groupCount == 0 { groupStart = row }
-                let length = resampler.horizontal.sourceCount
-                load(
-                    samples,
-                    into: UnsafeMutableBufferPointer(
-                        rebasing: groupRows[groupCount * length..<(groupCount + 1) * length]))
-                groupCount += 1
-                guard groupCount == Self.groupSize || row + 1 >= sourceRows.upperBound else { return }
-                filterGroup(width: width)
-                groupCount = 0
             } else {
-                load(samples, into: sourceRow)
-                resampler.filterRow(sourceRow, into: target)
+                let length = resampler.horizontal.sourceCount
+                let first = UnsafeMutableBufferPointer(rebasing: rowBuffer[0..<length])
+                if let pending = pendingRow {
+                    // The partner of a waiting row: both filtered in one pass over the weights.
+                    let second = UnsafeMutableBufferPointer(rebasing: rowBuffer[length..<2 * length])
+                    load(samples, into: second)
+                    let pendingSlot = (pending % ringSize) * width
+                    resampler.filterRows(
+                        first, second,
+                        into: UnsafeMutableBufferPointer(rebasing: ring[pendingSlot..<pendingSlot + width]),
+                        target)
+                    pendingRow = nil
+                } else {
+                    load(samples, into: first)
+                    // Paired rows wait for their partner; the band's last row goes alone.
+                    if pairsRows, row + 1 < sourceRows.upperBound {
+                        pendingRow = row
+                        return
+                    }
+                    resampler.filterRow(first, into: target)
+                }
             }
             let vertical = resampler.vertical
             while next < rows.upperBound, vertical.firsts[next] + vertical.tapCounts[next] <= row + 1 {
                 emit(next)
                 next += 1
-            }
-        }
-
-        /// The gathered group's rows filtered into their ring slots, two at once (a band's last
-        /// row may be alone), each the same as filtered alone.
-        private func filterGroup(width: Int) {
-            let length = resampler.horizontal.sourceCount
-            let base = groupRows.baseAddress.unsafelyUnwrapped
-            let ringBase = ring.baseAddress.unsafelyUnwrapped
-            for index in 0..<groupCount {
-                groupPointers[index] = UnsafeMutableRawPointer(base + index * length)
-                groupPointers[Self.groupSize + index] = UnsafeMutableRawPointer(
-                    ringBase + ((groupStart + index) % ringSize) * width)
-            }
-            var done = 0
-            if groupCount == 2 {
-                resampler.filterRows(groupPointers, outputs: groupPointers + Self.groupSize, width: width)
-                done = 2
-            }
-            if done < groupCount {
-                let row = UnsafeMutableBufferPointer(start: base + done * length, count: length)
-                let slot = ((groupStart + done) % ringSize) * width
-                resampler.filterRow(row, into: UnsafeMutableBufferPointer(rebasing: ring[slot..<slot + width]))
             }
         }
 
@@ -555,19 +523,20 @@ public struct Resampler: Sendable {
         }
     }
 
-    /// ``filterRow(_:into:)`` of two source rows (`rows[0]`, `rows[1]`) with the wide vectors,
-    /// the weights read once: `outputs[i]` (``outputSize`` wide) the same as `rows[i]` filtered
-    /// alone.
+    /// ``filterRow(_:into:)`` of two source rows with the wide vectors, the weights read once:
+    /// each target the same as its row filtered alone.
     private func filterRows(
-        _ rows: UnsafeMutablePointer<UnsafeMutableRawPointer?>, outputs: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-        width: Int
+        _ first: UnsafeMutableBufferPointer<SIMD4<Float>>, _ second: UnsafeMutableBufferPointer<SIMD4<Float>>,
+        into firstTarget: UnsafeMutableBufferPointer<SIMD4<Float>>,
+        _ secondTarget: UnsafeMutableBufferPointer<SIMD4<Float>>
     ) {
         horizontal.splatWeights.withUnsafeBufferPointer { splat in
             horizontal.firsts.withUnsafeBufferPointer { firsts in
                 horizontal.tapCounts.withUnsafeBufferPointer { tapCounts in
                     imgtool_resample_filter_rows2(
-                        rows[0], rows[1], firsts.baseAddress, tapCounts.baseAddress, splat.baseAddress,
-                        Int64(horizontal.stride), outputs[0], outputs[1], Int64(width))
+                        first.baseAddress, second.baseAddress, firsts.baseAddress, tapCounts.baseAddress,
+                        splat.baseAddress, Int64(horizontal.stride), firstTarget.baseAddress,
+                        secondTarget.baseAddress, Int64(firstTarget.count))
                 }
             }
         }
