@@ -22,15 +22,20 @@ size_t imgtool_gif_lzw_encoded_capacity(size_t count) {
 typedef struct {
     uint8_t *out;
     size_t block_start;  // where the current sub-block's length byte is
+    size_t block_used;   // its data bytes so far; the length byte is written when it is closed
     uint64_t bits;
     int bit_count;
 } Writer;
 
+// The sub-block's length is counted here rather than in the length byte: a count kept in the
+// output would be stored and loaded again for every byte, one chain of dependent memory
+// accesses through the whole image.
 static inline void put_byte(Writer *w, uint8_t byte) {
-    w->out[w->block_start + 1 + w->out[w->block_start]] = byte;
-    if (++w->out[w->block_start] == 255) {
+    w->out[w->block_start + 1 + w->block_used] = byte;
+    if (++w->block_used == 255) {
+        w->out[w->block_start] = 255;
         w->block_start += 256;
-        w->out[w->block_start] = 0;
+        w->block_used = 0;
     }
 }
 
@@ -52,8 +57,7 @@ size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_
     uint32_t next_code = clear + 2;
 
     out[0] = (uint8_t)minimum_code_size;
-    Writer w = {out, 1, 0, 0};
-    out[1] = 0;
+    Writer w = {out, 1, 0, 0, 0};
     emit(&w, clear, width);
     if (count > 0) {
         memset(slots, 0xFF, sizeof slots);
@@ -96,7 +100,8 @@ size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_
     emit(&w, end_code, width);
     if (w.bit_count > 0) put_byte(&w, (uint8_t)w.bits);
     // Close the last sub-block (or drop it when empty) and write the terminator.
-    size_t end = out[w.block_start] == 0 ? w.block_start : w.block_start + 1 + out[w.block_start];
+    out[w.block_start] = (uint8_t)w.block_used;
+    size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
     out[end] = 0;
     return end + 1;
 }

@@ -1,7 +1,10 @@
 /// Maps frames that do not fit a palette onto one, with dithering that does not flicker.
 ///
 /// The nearest palette colour is found in OkLab, through a lazily filled table of 64 x 64 x 64
-/// cells (a colour's cell centre decides; an exact palette colour always maps to itself).
+/// cells (a colour's cell centre decides; an exact palette colour always maps to itself). The
+/// table holds one byte a cell (a palette has at most 255 colours, so 255 marks a cell not yet
+/// looked up): 256 KiB, half of what two bytes a cell took, so a frame with a palette of its own
+/// clears half as much and more of its table stays cached.
 ///
 /// - `ordered`: an 8 x 8 Bayer threshold tied to canvas coordinates is added before the lookup,
 ///   so a pixel that stays the same gets the same colour in every frame (no flicker). Its
@@ -19,7 +22,8 @@ struct GIFPaletteMapper {
     let palette: [UInt32]
     private let search: OkLabNearest
     private let exact: GIFColorIndex
-    private var cells: [UInt16]
+    /// The palette position nearest to each cell's centre, or ``unknownCell``.
+    private var cells: [UInt8]
     /// A typical distance between neighbouring palette colours, in sRGB levels.
     private let spread: Float
     /// Whether large frames are mapped in two halves on two threads (see ``parallelPixels``).
@@ -37,39 +41,56 @@ struct GIFPaletteMapper {
 
     /// A mapper onto `palette`; `inParallel` as ``inParallel``, by default when there are two
     /// processors or more.
+    /// - Precondition: `palette` has 1 ... 255 colours (the transparent index takes the 256th).
     init(palette: [UInt32], inParallel: Bool = availableProcessors > 1) {
+        precondition((1...255).contains(palette.count), "a GIF palette to map onto has 1...255 colours")
         self.palette = palette
         self.inParallel = inParallel
         search = OkLabNearest(palette.map(OkLab.init(packed:)))
         exact = GIFColorIndex(palette: palette)
-        cells = [UInt16](repeating: .max, count: 1 << 18)
+        cells = [UInt8](repeating: Self.unknownCell, count: 1 << 18)
         spread = Self.spread(of: palette)
+    }
+
+    /// A cell of ``cells`` whose nearest palette colour is not looked up yet.
+    private static let unknownCell = UInt8.max
+
+    /// The cell of `(r, g, b)` (each 0 ... 255): 6 bits a channel.
+    @inline(__always)
+    private static func cell(_ r: Int, _ g: Int, _ b: Int) -> Int {
+        (r >> 2) << 12 | (g >> 2) << 6 | b >> 2
     }
 
     /// The median distance from a palette colour to its nearest other one, in sRGB levels,
     /// clamped to 2 ... 48 (32 for a palette of one colour).
     private static func spread(of palette: [UInt32]) -> Float {
-        let channels = palette.map { color -> SIMD4<Int32> in
+        // Sorted by red, a colour's nearest other one is found scanning outwards from it until
+        // the red difference alone is as far as the nearest found.
+        let colors = palette.map { color -> SIMD4<Int32> in
             let (r, g, b) = GIFPixel.channels(color)
             return SIMD4(Int32(r), Int32(g), Int32(b), 0)
-        }
-        // Each pair measured once, for both colours.
-        var nearest = [Int32](repeating: .max, count: channels.count)
-        channels.withUnsafeBufferPointer { colors in
-            nearest.withUnsafeMutableBufferPointer { nearest in
-                for index in colors.indices {
-                    var own = nearest[index]
-                    for other in index + 1..<colors.count {
-                        let d = colors[index] &- colors[other]
-                        let distance = (d &* d).wrappedSum()
-                        own = min(own, distance)
-                        nearest[other] = min(nearest[other], distance)
-                    }
-                    nearest[index] = own
+        }.sorted { $0.x < $1.x }
+        var gaps: [Float] = []
+        gaps.reserveCapacity(colors.count)
+        colors.withUnsafeBufferPointer { colors in
+            for index in colors.indices {
+                let own = colors[index]
+                var nearest = Int32.max
+                for other in colors[(index + 1)...] {
+                    let dr = other.x - own.x
+                    if dr * dr >= nearest { break }
+                    let d = other &- own
+                    nearest = min(nearest, (d &* d).wrappedSum())
                 }
+                for other in colors[..<index].reversed() {
+                    let dr = own.x - other.x
+                    if dr * dr >= nearest { break }
+                    let d = other &- own
+                    nearest = min(nearest, (d &* d).wrappedSum())
+                }
+                if nearest != .max { gaps.append(Float(nearest).squareRoot()) }
             }
         }
-        var gaps = nearest.filter { $0 != .max }.map { Float($0).squareRoot() }
         gaps.sort()
         return gaps.isEmpty ? 32 : min(max(gaps[gaps.count / 2], 2), 48)
     }
@@ -77,13 +98,13 @@ struct GIFPaletteMapper {
     /// The palette position nearest to `(r, g, b)` (each 0 ... 255).
     @inline(__always)
     private mutating func nearest(_ r: Int, _ g: Int, _ b: Int) -> Int {
-        let cell = (r >> 2) << 12 | (g >> 2) << 6 | b >> 2
+        let cell = Self.cell(r, g, b)
         let cached = cells.withUnsafeBufferPointer { $0[cell] }
-        if cached != .max { return Int(cached) }
+        if cached != Self.unknownCell { return Int(cached) }
         let linear = Self.cellCentres
         let centre = OkLab(linearRed: linear[r >> 2], green: linear[g >> 2], blue: linear[b >> 2])
         let best = search.nearest(to: centre)
-        cells[cell] = UInt16(best)
+        cells[cell] = UInt8(truncatingIfNeeded: best)
         return best
     }
 
@@ -271,7 +292,7 @@ struct GIFPaletteMapper {
                             }
                             let lower = self
                             let (lowerCells, _) = forkJoin(
-                                { () -> [UInt16] in
+                                { () -> [UInt8] in
                                     var mapper = lower
                                     mapper.mapOrderedRows(split..<height, of: frame)
                                     return mapper.cells
@@ -280,7 +301,9 @@ struct GIFPaletteMapper {
                             // Keep what either half found for later frames.
                             cells.withUnsafeMutableBufferPointer { cells in
                                 lowerCells.withUnsafeBufferPointer { found in
-                                    for cell in 0..<cells.count where cells[cell] == .max { cells[cell] = found[cell] }
+                                    for cell in 0..<cells.count where cells[cell] == Self.unknownCell {
+                                        cells[cell] = found[cell]
+                                    }
                                 }
                             }
                         }
