@@ -322,6 +322,22 @@ static void cmyk_to_rgba(uint8_t *row, JDIMENSION width) {
     }
 }
 
+imgtool_jpeg_status imgtool_jpeg_reader_crop_columns(imgtool_jpeg_reader *reader, uint32_t *x, uint32_t *width) {
+    if (reader == NULL || x == NULL || width == NULL || reader->stage != STAGE_STARTED ||
+        reader->cinfo.output_scanline != 0 || *width == 0 || *x > reader->cinfo.output_width ||
+        *width > reader->cinfo.output_width - *x) {
+        return IMGTOOL_JPEG_MISUSE;
+    }
+    j_decompress_ptr cinfo = &reader->cinfo;
+    if (setjmp(reader->errors.jump)) return reader_failure(reader);
+
+    JDIMENSION xoffset = *x, cropped = *width;
+    jpeg_crop_scanline(cinfo, &xoffset, &cropped);
+    *x = xoffset;
+    *width = cropped;
+    return reader->errors.truncated ? IMGTOOL_JPEG_TRUNCATED : IMGTOOL_JPEG_OK;
+}
+
 imgtool_jpeg_status imgtool_jpeg_reader_read_rows(imgtool_jpeg_reader *reader, uint8_t *dst, ptrdiff_t stride,
                                                   uint32_t row_count) {
     if (reader == NULL || dst == NULL || reader->stage != STAGE_STARTED ||

@@ -111,6 +111,13 @@ void imgtool_jpeg_reader_set_cmyk_transform(imgtool_jpeg_reader *reader, const i
 imgtool_jpeg_status imgtool_jpeg_reader_start(imgtool_jpeg_reader *reader, int scale_denom,
                                               imgtool_jpeg_header *header);
 
+/// Narrows decoding to the columns `*x` ..< `*x + *width` of the output (`jpeg_crop_scanline`),
+/// before any row is read or skipped. libjpeg widens the range to whole iMCU columns and writes
+/// the range it decodes back into `*x` and `*width`; rows read after this are that many pixels
+/// wide, starting at column `*x`. The columns at the range's ends are upsampled as an image edge
+/// would be, so a caller that needs a decode's exact pixels asks for a margin around them.
+imgtool_jpeg_status imgtool_jpeg_reader_crop_columns(imgtool_jpeg_reader *reader, uint32_t *x, uint32_t *width);
+
 /// Reads the next `row_count` rows into `dst`, `stride` bytes apart (a negative stride writes
 /// upwards from `dst`). Returns IMGTOOL_JPEG_TRUNCATED, with the rows filled, once libjpeg has
 /// reported that the data ended early.

@@ -31,6 +31,9 @@ struct CropThenResizeTests {
     static let crops: [(String, String)] = [
         ("16:9", "480"), ("1:1", "300"), ("700x400+211+333", "50%"), ("1x1000+0+3", "1x100"),
         ("1100x1003+0+0", "640"), ("333x222+767+781", "1000"),
+        // Narrow boxes, where libjpeg decodes only the box's columns and a margin: at the left
+        // and right edges, and inside, off block and iMCU boundaries.
+        ("61x1003+0+0", "30"), ("77x500+1023+250", "40"), ("150x900+437+41", "75"), ("17x17+9+986", "8"),
     ]
 
     /// Every layout the decoder streams (4:4:4, 4:2:0, progressive 4:2:0, 4:2:2), cropped at
@@ -52,6 +55,68 @@ struct CropThenResizeTests {
                 let rows = CroppedRowSource(try StreamedResizeTests.PolicySource(bytes, policy: policy), region: box)
                 let streamed = try resized.resampler.resample(rowsOf: rows)
                 #expect(streamed == expected, "\(layout) --crop \(crop) --resize \(resize), \(policy)")
+            }
+        }
+    }
+
+    /// Takes the rows of `columns` of every row into `pixels`, as a crop of the decoded image.
+    private final class ColumnsTaker: RowBandConsumer, @unchecked Sendable {
+        let sourceSize: PixelSize
+        let columns: Range<Int>?
+        /// Written by one band at a time: ``JPEGDecoder/stream(_:scaleDenominator:to:)`` hands
+        /// each row to its band's thread, and the bands' rows do not overlap.
+        var pixels: [UInt8]
+
+        init(size: PixelSize, columns: Range<Int>) {
+            sourceSize = size
+            self.columns = columns
+            pixels = [UInt8](repeating: 0, count: columns.count * size.height * 4)
+        }
+
+        func bands(splittingNear row: Int?) -> [Range<Int>] {
+            guard let row, row > 0, row < sourceSize.height else { return [0..<sourceSize.height] }
+            return [0..<row, row..<sourceSize.height]
+        }
+
+        func take(_ row: UnsafeRawBufferPointer, row index: Int, band: Int) {
+            let box = columns ?? 0..<sourceSize.width
+            let start = index * box.count * 4
+            pixels.withUnsafeMutableBytes { out in
+                out[start..<(start + box.count * 4)].copyBytes(from: row[(box.lowerBound * 4)..<(box.upperBound * 4)])
+            }
+        }
+    }
+
+    /// libjpeg narrowed to a box's columns and a margin (`jpeg_crop_scanline`) gives the box's
+    /// pixels of a decode of the whole width, for every layout, grey and CMYK, at a DCT scale, on
+    /// one thread and in two halves.
+    @Test func narrowedColumnsAreExact() throws {
+        let color = JPEGPipelineTests.fixtures + "/../color"
+        var images = try JPEGPipelineTests.images()
+        for name in ["gray.jpg", "cmyk.jpg"] {
+            images.append((name, Array(try Data(contentsOf: URL(fileURLWithPath: color + "/" + name)))))
+        }
+        for (layout, bytes) in images {
+            for scale in [1, 2] {
+                var decoder = JPEGDecoder(limits: .default)
+                let whole = try decoder.decode(bytes, scaleDenominator: scale).image
+                let rgba = try #require(whole.rgba8)
+                let width = whole.width
+                let boxes = [
+                    0..<1, 0..<61, 5..<70, 31..<33, 100..<357, width - 77..<width, width - 1..<width, 0..<width,
+                ]
+                for box in boxes where box.lowerBound >= 0 && box.upperBound <= width {
+                    var expected: [UInt8] = []
+                    for y in 0..<whole.height {
+                        expected += rgba[((y * width + box.lowerBound) * 4)..<((y * width + box.upperBound) * 4)]
+                    }
+                    for policy in [JPEGDecoder.SplitPolicy.never, .always] {
+                        decoder.splitPolicy = policy
+                        let taker = ColumnsTaker(size: PixelSize(width: width, height: whole.height), columns: box)
+                        #expect(try decoder.stream(bytes, scaleDenominator: scale, to: taker) != nil)
+                        #expect(taker.pixels == expected, "\(layout) 1/\(scale), columns \(box), \(policy)")
+                    }
+                }
             }
         }
     }

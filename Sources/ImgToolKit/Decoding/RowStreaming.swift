@@ -14,8 +14,17 @@ protocol RowBandConsumer: Sendable {
     /// - Returns: one range, or two when `row` is given and the work is worth a second thread.
     func bands(splittingNear row: Int?) -> [Range<Int>]
 
+    /// The columns it reads of each row, or `nil` for all of them: a source may leave the others
+    /// undecoded (their samples in the rows handed over are then unspecified).
+    var columns: Range<Int>? { get }
+
     /// Row `row` of band `band`: ``sourceSize`` wide, 8-bit RGBA.
     func take(_ pixels: UnsafeRawBufferPointer, row: Int, band: Int)
+}
+
+extension RowBandConsumer {
+    /// Every column.
+    var columns: Range<Int>? { nil }
 }
 
 /// A source that can hand the rows of its single frame to a ``RowBandConsumer`` as it decodes

@@ -51,6 +51,12 @@ private struct CroppingConsumer<Inner: RowBandConsumer>: RowBandConsumer {
         }
     }
 
+    /// The box's columns, or those of them the consumer inside reads.
+    var columns: Range<Int>? {
+        guard let read = inner.columns else { return box.x..<(box.x + box.width) }
+        return (box.x + read.lowerBound)..<(box.x + read.upperBound)
+    }
+
     func take(_ pixels: UnsafeRawBufferPointer, row: Int, band: Int) {
         guard row >= box.y, row < box.y + box.height else { return }
         inner.take(

@@ -186,7 +186,9 @@ struct JPEGDecoder: Sendable {
     /// band); else on two threads, one a band, when the image would be decoded in two parts (see
     /// ``splitRow(header:output:scaleDenominator:firstShare:)``) and the consumer takes two bands,
     /// else on this one. Rows above the first band are skipped, rows below the last are decoded
-    /// and dropped (so that damage there is still found), as one piece would find it.
+    /// and dropped (so that damage there is still found), as one piece would find it. Off the
+    /// pipeline, libjpeg decodes only the columns the consumer reads (``RowBandConsumer/columns``,
+    /// with a margin that keeps their pixels exact).
     /// - Parameters:
     ///   - data: the whole JPEG file.
     ///   - scaleDenominator: 1, 2, 4 or 8, as for ``decode(_:scaleDenominator:orientation:)``.
@@ -682,13 +684,20 @@ private final class JPEGReader {
 
     /// Skips the stored rows above `rows`, then decodes rows `rows.lowerBound..<end`, handing
     /// those in `rows` to band `band` of `consumer`, 16 at a time, decoded into a small buffer that
-    /// stays in cache while the consumer reads it.
+    /// stays in cache while the consumer reads it. When the consumer reads only some columns
+    /// (``RowBandConsumer/columns``), libjpeg decodes only those (``cropColumns(around:width:)``);
+    /// the rest of each row handed over is left as it was.
     func stream(band: Int, rows: Range<Int>, through end: Int, into consumer: some RowBandConsumer)
         throws(ImgToolError)
     {
+        let width = consumer.sourceSize.width
+        let firstColumn =
+            try consumer.columns.map { needed throws(ImgToolError) in
+                try cropColumns(around: needed, width: width)
+            } ?? 0
         let start = rows.lowerBound
         if start > 0 { try skipRows(start) }
-        let rowBytes = consumer.sourceSize.width * 4
+        let rowBytes = width * 4
         let chunk = 16
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * rowBytes, alignment: 64)
         defer { scratch.deallocate() }
@@ -699,7 +708,7 @@ private final class JPEGReader {
             let count = min(chunk, end - row)
             try check(
                 imgtool_jpeg_reader_read_rows(
-                    handle, base.assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(count)),
+                    handle, (base + firstColumn * 4).assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(count)),
                 phase: "decoding rows \(row)-\(row + count - 1)")
             for index in 0..<count {
                 let line = UnsafeRawBufferPointer(rebasing: scratch[index * rowBytes..<(index + 1) * rowBytes])
@@ -755,6 +764,26 @@ private final class JPEGReader {
             })
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while decoding") }
         return status == IMGTOOL_JPEG_OK && converted && warningCount == 0
+    }
+
+    /// Columns decoded on each side of those a consumer reads: the upsampling of a narrowed
+    /// decode treats its first and last columns as the image's edge, and a 4:1:1 image's chroma
+    /// sample spans 4 columns, so with this margin every column read has the neighbours it has in a
+    /// decode of the whole width, and the same pixels.
+    static let cropMargin = 32
+
+    /// Narrows the decode to `needed` (columns of an output `width` wide) and ``cropMargin``
+    /// columns on each side (`imgtool_jpeg_reader_crop_columns`), when that leaves some out.
+    /// - Returns: the first column decoded: rows read after this start there.
+    func cropColumns(around needed: Range<Int>, width: Int) throws(ImgToolError) -> Int {
+        let low = max(needed.lowerBound - Self.cropMargin, 0)
+        let high = min(needed.upperBound + Self.cropMargin, width)
+        guard low > 0 || high < width, low < high else { return 0 }
+        var x = UInt32(low)
+        var columns = UInt32(high - low)
+        try check(
+            imgtool_jpeg_reader_crop_columns(handle, &x, &columns), phase: "narrowing to columns \(low)-\(high - 1)")
+        return Int(x)
     }
 
     /// `imgtool_jpeg_reader_skip_rows`: the next `count` rows are read but not decoded.
