@@ -149,6 +149,23 @@ func check(entry: [String: Any], path: String, corpus: String, verbose: Bool) ->
     }
 }
 
+/// The RGBA8 SHA-256 of the first frame `djxl` (libjxl's tool, Debian's `libjxl-tools`) decodes
+/// from `path` at 8 bits, or `nil` when djxl is not installed or fails.
+func djxlDigest(of path: String) -> String? {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-djxl-\(getpid()).png").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let djxl = Process()
+    djxl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    djxl.arguments = ["djxl", path, output, "--bits_per_sample=8"]
+    djxl.standardOutput = FileHandle.nullDevice
+    djxl.standardError = FileHandle.nullDevice
+    guard (try? djxl.run()) != nil else { return nil }
+    djxl.waitUntilExit()
+    guard djxl.terminationStatus == 0, let frame = try? ImageSource(contentsOf: output).frame(at: 0, depth: .eight)
+    else { return nil }
+    return frame.image.rgba8Digest()
+}
+
 func compare(
     entry: [String: Any], info: ImageInfo, frames: [PixelBuffer], frames16: [PixelBuffer], corpus: String, verbose: Bool
 ) -> [String] {
@@ -193,6 +210,20 @@ func compare(
     if !mismatched.isEmpty, let alternatives = entry["alt_frames_rgba_sha256"] as? [String: [String]],
         alternatives.values.contains(where: { $0 == digests })
     {
+        mismatched = []
+    }
+    // libjxl 0.7's result where the manifest accepts it, made on this machine: its noise
+    // synthesis runs in floating point on the SIMD target highway picks for the processor, so
+    // its output is the same on 1, 2 or 4 threads but not on every processor (an AVX2 AMD EPYC
+    // makes another than the hash the corpus recorded). djxl, the library's own tool with its own
+    // PNG writer, decodes the file here; the frames must equal its output.
+    if !mismatched.isEmpty, let alternatives = entry["alt_frames_rgba_sha256"] as? [String: [String]],
+        alternatives.keys.contains(where: { $0.hasPrefix("debian-libjxl-0.7") }), frames.count == 1,
+        let file = entry["file"] as? String, let own = djxlDigest(of: corpus + "/" + file), own == digests[0]
+    {
+        if verbose {
+            print("note \(file): equal to djxl 0.7's output on this processor, not to the recorded alternative")
+        }
         mismatched = []
     }
     if !mismatched.isEmpty, let tolerance = entry["tolerance"] as? [String: Any],
