@@ -188,7 +188,8 @@ struct JPEGDecoder: Sendable {
     /// else on this one. Rows above the first band are skipped, rows below the last are decoded
     /// and dropped (so that damage there is still found), as one piece would find it. Off the
     /// pipeline, libjpeg decodes only the columns the consumer reads (``RowBandConsumer/columns``,
-    /// with a margin that keeps their pixels exact).
+    /// with a margin that keeps their pixels exact); a consumer that reads at most half of them
+    /// is never served by the pipeline.
     /// - Parameters:
     ///   - data: the whole JPEG file.
     ///   - scaleDenominator: 1, 2, 4 or 8, as for ``decode(_:scaleDenominator:orientation:)``.
@@ -208,7 +209,10 @@ struct JPEGDecoder: Sendable {
                 try limits.checkPixels(width: header.width, height: header.height)
                 guard header.warnings.isEmpty else { return nil }
                 let second = SecondThread(splitPolicy)
-                if Self.pipelines(header: header, scaleDenominator: scaleDenominator),
+                // A consumer that reads at most half the columns is served on one thread, with
+                // only those columns decoded: the pipeline decodes every one.
+                let narrow = consumer.columns.map { $0.count * 2 <= consumer.sourceSize.width } ?? false
+                if !narrow, Self.pipelines(header: header, scaleDenominator: scaleDenominator),
                     PixelSize(width: header.width, height: header.height) == consumer.sourceSize,
                     let band = consumer.bands(splittingNear: nil).first, second.allowed,
                     let planes = try reader.startPlanes()
