@@ -59,19 +59,25 @@ struct CropThenResizeTests {
         }
     }
 
-    /// Takes the rows of `columns` of every row into `pixels`, as a crop of the decoded image.
+    /// Takes the samples of `columns` of every row into `pixels`, as a crop of the decoded image.
     private final class ColumnsTaker: RowBandConsumer, @unchecked Sendable {
         let sourceSize: PixelSize
         let columns: Range<Int>?
-        /// Written by one band at a time: ``JPEGDecoder/stream(_:scaleDenominator:to:)`` hands
-        /// each row to its band's thread, and the bands' rows do not overlap.
-        var pixels: [UInt8]
+        /// Written through a pointer by one band's thread per row: the two bands of a decode in
+        /// halves take their rows on two threads at once, and their rows do not overlap.
+        private let storage: UnsafeMutableRawBufferPointer
 
         init(size: PixelSize, columns: Range<Int>) {
             sourceSize = size
             self.columns = columns
-            pixels = [UInt8](repeating: 0, count: columns.count * size.height * 4)
+            storage = .allocate(byteCount: columns.count * size.height * 4, alignment: 16)
+            storage.initializeMemory(as: UInt8.self, repeating: 0)
         }
+
+        deinit { storage.deallocate() }
+
+        /// What the rows handed over hold in the columns read, row after row.
+        var pixels: [UInt8] { Array(storage) }
 
         func bands(splittingNear row: Int?) -> [Range<Int>] {
             guard let row, row > 0, row < sourceSize.height else { return [0..<sourceSize.height] }
@@ -81,9 +87,8 @@ struct CropThenResizeTests {
         func take(_ row: UnsafeRawBufferPointer, row index: Int, band: Int) {
             let box = columns ?? 0..<sourceSize.width
             let start = index * box.count * 4
-            pixels.withUnsafeMutableBytes { out in
-                out[start..<(start + box.count * 4)].copyBytes(from: row[(box.lowerBound * 4)..<(box.upperBound * 4)])
-            }
+            UnsafeMutableRawBufferPointer(rebasing: storage[start..<(start + box.count * 4)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: row[(box.lowerBound * 4)..<(box.upperBound * 4)]))
         }
     }
 
