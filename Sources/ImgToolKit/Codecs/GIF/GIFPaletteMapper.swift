@@ -55,12 +55,6 @@ struct GIFPaletteMapper {
     /// A cell of ``cells`` whose nearest palette colour is not looked up yet.
     private static let unknownCell = UInt8.max
 
-    /// The cell of `(r, g, b)` (each 0 ... 255): 6 bits a channel.
-    @inline(__always)
-    private static func cell(_ r: Int, _ g: Int, _ b: Int) -> Int {
-        (r >> 2) << 12 | (g >> 2) << 6 | b >> 2
-    }
-
     /// The median distance from a palette colour to its nearest other one, in sRGB levels,
     /// clamped to 2 ... 48 (32 for a palette of one colour).
     private static func spread(of palette: [UInt32]) -> Float {
@@ -98,7 +92,7 @@ struct GIFPaletteMapper {
     /// The palette position nearest to `(r, g, b)` (each 0 ... 255).
     @inline(__always)
     private mutating func nearest(_ r: Int, _ g: Int, _ b: Int) -> Int {
-        let cell = Self.cell(r, g, b)
+        let cell = (r >> 2) << 12 | (g >> 2) << 6 | b >> 2
         let cached = cells.withUnsafeBufferPointer { $0[cell] }
         if cached != Self.unknownCell { return Int(cached) }
         let linear = Self.cellCentres

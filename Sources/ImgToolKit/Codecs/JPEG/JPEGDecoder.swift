@@ -695,10 +695,8 @@ private final class JPEGReader {
         throws(ImgToolError)
     {
         let width = consumer.sourceSize.width
-        let firstColumn =
-            try consumer.columns.map { needed throws(ImgToolError) in
-                try cropColumns(around: needed, width: width)
-            } ?? 0
+        var firstColumn = 0
+        if let needed = consumer.columns { firstColumn = try cropColumns(around: needed, width: width) }
         let start = rows.lowerBound
         if start > 0 { try skipRows(start) }
         let rowBytes = width * 4
