@@ -213,6 +213,19 @@ struct OperationsTests {
             _ = try await source.applying([.timing(.frames(first: 2, last: 6))])
         }
         #expect(throws: ImgToolError.self) { _ = try TimingOperation.frames(parsing: "9..2") }
+        // Open ranges: to the last frame, from the first.
+        #expect(try TimingOperation.frames(parsing: "3..") == .frames(first: 3, last: nil))
+        #expect(try TimingOperation.frames(parsing: "..2") == .frames(first: 0, last: 2))
+        #expect(try TimingOperation.frames(parsing: "4") == .frames(first: 4, last: 4))
+        for bad in ["-1..2", "a..", "1...3", "2..1", ""] {
+            #expect(throws: ImgToolError.self, "\(bad)") { _ = try TimingOperation.frames(parsing: bad) }
+        }
+        let tail = try await source.selectingFrames(3...)
+        #expect(try Self.frames(tail).map(\.image) == originals[3...].map(\.image))
+        #expect(tail.info.frames.map(\.delay) == source.info.frames[3...].map(\.delay))
+        let head = try await source.applying([.timing(try TimingOperation.frames(parsing: "..1"))])
+        #expect(try Self.frames(head).map(\.image) == originals[...1].map(\.image))
+        await #expect(throws: ImgToolError.self) { _ = try await source.selectingFrames(6...) }
     }
 
     @Test("A WebP animation turned and mirrored is exact; GIF crop and flip keep every frame")

@@ -53,6 +53,10 @@ struct OperationsCLITests {
         #expect(try Self.frames(folder + "/out.png") == Array(original[2...6].reversed()))
         let info = try ImageSource(contentsOf: folder + "/out.png").info
         #expect(info.frames.map(\.delayMilliseconds) == Array(repeating: 25, count: 5))
+        // An open range: frame 3 to the last.
+        let tail = try CLIRunner.run(["convert", input, "tail.png", "--frames", "3.."], in: folder)
+        #expect(tail.status == 0, "\(tail.stderr)")
+        #expect(try Self.frames(folder + "/tail.png") == Array(original[3...]))
     }
 
     @Test(

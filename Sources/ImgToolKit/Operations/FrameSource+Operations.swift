@@ -91,6 +91,12 @@ extension FrameSource {
             .apply(to: self, context: OperationContext())
     }
 
+    /// ``TimingOperation/frames(first:last:)`` from `range`'s first frame to the last.
+    public func selectingFrames(_ range: PartialRangeFrom<Int>) async throws(ImgToolError) -> any FrameSource {
+        try await TimingOperation.frames(first: range.lowerBound, last: nil)
+            .apply(to: self, context: OperationContext())
+    }
+
     /// ``TimingOperation/loops(_:)``.
     public func playing(times plays: Int) async throws(ImgToolError) -> any FrameSource {
         try await TimingOperation.loops(plays).apply(to: self, context: OperationContext())

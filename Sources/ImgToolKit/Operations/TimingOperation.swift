@@ -6,33 +6,32 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
     case speed(Double)
     /// The frames in the opposite order, each with its own delay.
     case reverse
-    /// Frames `first` through `last` (0-based, inclusive).
-    case frames(first: Int, last: Int)
+    /// Frames `first` through `last` (0-based, inclusive); `last` `nil` is the last frame.
+    case frames(first: Int, last: Int?)
     /// How many times the animation plays, 0 forever.
     case loops(Int)
 
-    /// Parses `--speed X`.
+    /// Parses `--speed X` (or `Xx`).
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
     public static func speed(parsing text: String) throws(ImgToolError) -> TimingOperation {
         guard let factor = Double(text.hasSuffix("x") ? String(text.dropLast()) : text), factor.isFinite,
             factor > 0, factor <= 1000
         else {
-            throw ImgToolError(.invalidArgument, "--speed \(text): expected a factor above 0 (2 plays twice as fast)")
+            throw ImgToolError(
+                .invalidArgument, "--speed \(text): expected a factor above 0 and at most 1000 (2 plays twice as fast)")
         }
         return .speed(factor)
     }
 
-    /// Parses `--frames A..B` (or a single frame `A`).
+    /// Parses `--frames A..B`, `A..` (to the last frame), `..B` (from the first) or a single
+    /// frame `A`, as ``FrameSelection`` does.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
     public static func frames(parsing text: String) throws(ImgToolError) -> TimingOperation {
-        let parts = text.components(separatedBy: "..")
-        let bounds = parts.map { Int($0) }
-        guard (parts.count == 1 || parts.count == 2), let first = bounds.first ?? nil, let last = bounds.last ?? nil,
-            first >= 0, last >= first
-        else {
-            throw ImgToolError(.invalidArgument, "--frames \(text): expected A..B, 0-based, with A <= B")
+        guard let selection = FrameSelection(parsing: text) else {
+            throw ImgToolError(
+                .invalidArgument, "--frames \(text): expected A..B (0-based, A <= B), A.. (to the last) or ..B")
         }
-        return .frames(first: first, last: last)
+        return .frames(first: selection.lower ?? 0, last: selection.upper)
     }
 
     /// Parses `--loops N`.
@@ -62,11 +61,12 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
             info.plays = plays
             info.loopValue = plays
             return RetimedFrameSource(base: source, info: info, order: .same)
-        case .frames(let first, let last):
-            guard last < info.frameCount else {
+        case .frames(let first, let chosenLast):
+            let last = chosenLast ?? info.frameCount - 1
+            guard first <= last, last < info.frameCount else {
                 throw ImgToolError(
                     .invalidArgument,
-                    "--frames \(first)..\(last): the image has \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s") (0..\(info.frameCount - 1))"
+                    "--frames \(first)..\(chosenLast.map(String.init) ?? ""): the image has \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s") (0..\(info.frameCount - 1))"
                 )
             }
             info = info.withCanvas(PixelSize(width: info.width, height: info.height))

@@ -23,7 +23,8 @@ struct ConvertCommand: BatchableCommand {
             (clockwise; right angles exact, others expand the canvas onto --background), --flip, \
             --flop, --trim, --pad N | T,R,B,L, --blur SIGMA, --sharpen SIGMA, --grayscale, \
             --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-size P%, \
-            --tile); for animations --speed X, --reverse, --frames A..B (and --loops N).
+            --tile); for animations --speed X, --reverse, --frames A..B | A.. | ..B (and
+            --loops N).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
             is written), 64 for a usage error, 128+N when signal N stopped it (nothing is written).
