@@ -103,6 +103,9 @@ struct PNGCodecTests {
             #expect(
                 firstDifference(image, decoded) == nil,
                 "\(name) at level \(level): \(firstDifference(image, decoded) ?? "")")
+            // Known opaque from the header (no alpha channel, no tRNS) exactly when it is.
+            let source = try ImageSource(data: encoded, name: "\(name).png")
+            #expect(source.isOpaque == (image.firstTranslucentRow() == nil), "\(name)")
         }
     }
 

@@ -19,6 +19,8 @@ struct StillPNGSource: RowStreamingSource {
     let storage: Storage
     let limits: DecodingLimits
     let info: ImageInfo
+    /// Opaque without decoding when the colour type has no alpha and there is no `tRNS`.
+    let isOpaque: Bool
 
     init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
         let header = try PNGDecoder(limits: limits).header(of: data)
@@ -49,6 +51,7 @@ struct StillPNGSource: RowStreamingSource {
             ])
         header.describe(&info)
         self.info = info
+        isOpaque = !header.hasTransparency && [.gray, .rgb, .palette].contains(header.colorType)
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
