@@ -24,7 +24,8 @@ enum FileBytes {
     {
         // Read straight into an array of the declared size, then keep reading in case the
         // file grew (or is a pipe-like file whose size stat does not know).
-        var bytes = try [UInt8](unsafeUninitializedCapacity: max(declared, 0)) { (buffer, count) throws(ImgToolError) in
+        var bytes = try [UInt8](unsharedUninitializedCapacity: max(declared, 0)) {
+            (buffer, count) throws(ImgToolError) in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             count = 0
             while count < buffer.count {

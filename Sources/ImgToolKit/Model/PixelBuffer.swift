@@ -56,7 +56,7 @@ public struct PixelBuffer: Sendable, Hashable {
         of _: S.Type, count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) -> Samples {
         var failure: Failure?
-        let values = [S](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let values = [S](unsharedUninitializedCapacity: count) { buffer, initialized in
             let bytes = UnsafeMutableRawBufferPointer(buffer)
             adviseHugePages(bytes)
             do throws(Failure) {

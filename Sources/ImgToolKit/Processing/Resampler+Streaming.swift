@@ -36,7 +36,7 @@ extension Resampler {
     private func resampleRows(of source: some RowStreamingSource) throws(ImgToolError) -> PixelBuffer? {
         let count = outputSize.width * outputSize.height * 4
         var outcome: Result<ImageMetadata?, ImgToolError> = .success(nil)
-        let samples = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+        let samples = [UInt8](unsharedUninitializedCapacity: count) { output, initialized in
             let stream = ResampleRowStream(self, output: output)
             do throws(ImgToolError) {
                 outcome = .success(try source.streamRows(to: stream))

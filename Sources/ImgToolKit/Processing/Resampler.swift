@@ -271,13 +271,13 @@ public struct Resampler: Sendable {
         let rowLength = outputSize.width * 4
         let work = max(horizontal.sourceCount * vertical.sourceCount, outputSize.width * height)
         let split = work >= Self.parallelThreshold && height >= 2 && availableProcessors > 1 ? height / 2 : 0
-        return [Sample](unsafeUninitializedCapacity: rowLength * height) { output, initialized in
+        return [Sample](unsharedUninitializedCapacity: rowLength * height) { output, initialized in
             if split == 0 {
                 renderBand(rows: 0..<height, of: samples, conversion: conversion, into: output)
             } else {
                 let top = forkJoin(
                     { [self] in
-                        [Sample](unsafeUninitializedCapacity: rowLength * split) { band, count in
+                        [Sample](unsharedUninitializedCapacity: rowLength * split) { band, count in
                             renderBand(rows: 0..<split, of: samples, conversion: conversion, into: band)
                             count = rowLength * split
                         }

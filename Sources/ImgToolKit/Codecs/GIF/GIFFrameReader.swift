@@ -43,7 +43,7 @@ final class GIFFrameReader: FrameReader {
         // covers the screen, has no transparent index and is not restored afterwards. Skipping
         // the clear saves a pass over the canvas before a large first frame can be shown.
         let paintsEverything = source.frames.first.map { Self.paintsEveryPixel($0, of: source) } ?? false
-        canvas = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        canvas = [UInt8](unsharedUninitializedCapacity: count) { buffer, initialized in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             if !paintsEverything { buffer.initialize(repeating: 0) }
             initialized = count
@@ -105,7 +105,7 @@ final class GIFFrameReader: FrameReader {
             // the copy that writing into the canvas the last frame still shares would make,
             // a fresh buffer, and no disposal to apply.
             let count = width * height * 4
-            canvas = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+            canvas = [UInt8](unsharedUninitializedCapacity: count) { _, initialized in initialized = count }
         } else if let pending = pendingDisposal {
             switch pending.disposal {
             case .none: break

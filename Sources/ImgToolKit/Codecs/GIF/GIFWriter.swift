@@ -324,7 +324,7 @@ struct GIFWriter {
         let count = image.pixelCount
         let threshold = options.alphaThreshold
         let background = options.background
-        return [UInt32](unsafeUninitializedCapacity: count) { out, initialized in
+        return [UInt32](unsharedUninitializedCapacity: count) { out, initialized in
             samples.withUnsafeBufferPointer { bytes in
                 if let background {
                     let (br, bg, bb) = (Int(background.red), Int(background.green), Int(background.blue))

@@ -42,7 +42,7 @@ struct OkLabNearest: Sendable {
         guard !l.isEmpty else { return [Int32](repeating: 0, count: points.count) }
         // Read by C as consecutive (l, a, b) triples.
         precondition(MemoryLayout<OkLab>.stride == 12 && MemoryLayout<OkLab>.offset(of: \OkLab.b) == 8)
-        return [Int32](unsafeUninitializedCapacity: points.count) { out, initialized in
+        return [Int32](unsharedUninitializedCapacity: points.count) { out, initialized in
             l.withUnsafeBufferPointer { l in
                 a.withUnsafeBufferPointer { a in
                     b.withUnsafeBufferPointer { b in

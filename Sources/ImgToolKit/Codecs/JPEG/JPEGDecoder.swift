@@ -596,7 +596,7 @@ private final class JPEGReader {
             return
         }
         guard within(iccLength, "the ICC profile") else { return }
-        let bytes = [UInt8](unsafeUninitializedCapacity: iccLength) { buffer, initialized in
+        let bytes = [UInt8](unsharedUninitializedCapacity: iccLength) { buffer, initialized in
             initialized = imgtool_jpeg_reader_icc_copy(handle, buffer.baseAddress, iccLength) != 0 ? iccLength : 0
         }
         guard bytes.count == iccLength else { return }

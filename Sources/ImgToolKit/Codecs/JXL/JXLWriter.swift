@@ -214,7 +214,7 @@ struct JXLWriter {
     /// The red, green and blue samples of every RGBA pixel of `samples`.
     private static func droppingAlpha<S>(_ samples: [S]) -> [S] {
         let pixels = samples.count / 4
-        return [S](unsafeUninitializedCapacity: pixels * 3) { out, initialized in
+        return [S](unsharedUninitializedCapacity: pixels * 3) { out, initialized in
             samples.withUnsafeBufferPointer { rgba in
                 for pixel in 0..<pixels {
                     out[pixel * 3] = rgba[pixel * 4]

@@ -128,7 +128,7 @@ final class WebPFrameReader: FrameReader {
         let canvasCount = source.info.width * source.info.height * 4
         let decoded = spare ?? DecodedFrame()
         if decoded.pixels.count != canvasCount {
-            decoded.pixels = [UInt8](unsafeUninitializedCapacity: canvasCount) { buffer, initialized in
+            decoded.pixels = [UInt8](unsharedUninitializedCapacity: canvasCount) { buffer, initialized in
                 adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
                 initialized = canvasCount  // only the frame's part is read, after WebPDecode wrote it
             }

@@ -102,7 +102,7 @@ extension PixelBuffer {
 
     /// Every pixel's colour replaced by its Rec. 709 luma, `(2126 R + 7152 G + 722 B + 5000) / 10000`.
     private static func luma<S: Sample>(_ values: [S]) -> [S] {
-        [S](unsafeUninitializedCapacity: values.count) { output, initialized in
+        [S](unsharedUninitializedCapacity: values.count) { output, initialized in
             values.withUnsafeBufferPointer { input in
                 var index = 0
                 while index < input.count {
@@ -187,13 +187,13 @@ struct GaussianFilter: Sendable {
         let rowLength = width * 4
         let height = source.count / rowLength
         let split = threads > 1 && height >= 2 ? height / 2 : 0
-        return [S](unsafeUninitializedCapacity: source.count) { output, initialized in
+        return [S](unsharedUninitializedCapacity: source.count) { output, initialized in
             if split == 0 {
                 band(rows: 0..<height, of: source, width: width, into: output)
             } else {
                 let top = forkJoin(
                     { [self] in
-                        [S](unsafeUninitializedCapacity: rowLength * split) { band, count in
+                        [S](unsharedUninitializedCapacity: rowLength * split) { band, count in
                             self.band(rows: 0..<split, of: source, width: width, into: band)
                             count = rowLength * split
                         }

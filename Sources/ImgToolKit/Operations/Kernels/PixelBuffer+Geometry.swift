@@ -112,7 +112,7 @@ extension PixelBuffer {
         func remap<S: Sample>(_ values: [S]) -> [S] {
             let count = outWidth * outHeight * 4
             let tile = 32  // a 32x32 tile reads from 32 source rows at most; both sides stay in L1
-            return [S](unsafeUninitializedCapacity: count) { out, initialized in
+            return [S](unsharedUninitializedCapacity: count) { out, initialized in
                 values.withUnsafeBufferPointer { source in
                     for tileY in stride(from: 0, to: outHeight, by: tile) {
                         for tileX in stride(from: 0, to: outWidth, by: tile) {
@@ -208,7 +208,7 @@ private struct RotationMap {
         let filled = straight[3] == 0 ? SIMD4<Double>() : straight  // all four taps outside
         let maximum = SIMD4(repeating: Double(S.max))
         let count = outWidth * outHeight * 4
-        return [S](unsafeUninitializedCapacity: count) { out, initialized in
+        return [S](unsharedUninitializedCapacity: count) { out, initialized in
             values.withUnsafeBufferPointer { source in
                 @inline(__always) func tap(_ x: Int, _ y: Int) -> SIMD4<Double> {
                     let index = (y * w + x) * 4
