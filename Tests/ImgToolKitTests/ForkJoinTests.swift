@@ -6,7 +6,7 @@ import Testing
 /// `forkJoin` runs its side on a parked worker thread: results come back from both sides, the
 /// side runs on another thread, workers are reused rather than started for every fork, and
 /// forks nested in a side or made from many threads at once all finish.
-@Suite("Fork and join", .timeLimit(.minutes(2)))
+@Suite("Fork and join", .timeLimit(.minutes(5)))
 struct ForkJoinTests {
     private static func threadID() -> UInt { UInt(bitPattern: Int(pthread_self())) }
 
