@@ -52,13 +52,12 @@ struct OutputFormatCLITests {
                 "note: out.jpg: JPEG has no transparency: translucent pixels are flattened onto #000000"))
         let info = try ImageSource(contentsOf: folder + "/out.jpg").info
         #expect(info.format == .jpeg && info.width == 120 && info.height == 90)
-        // An opaque PNG (RGB, no tRNS) and an opaque WebP still get no note, turned or not.
-        let opaque = try CLIRunner.run(["convert", Self.samples + "/background.png", "opaque.webp"], in: folder)
-        #expect(opaque.status == 0, "\(opaque.stderr)")
-        for (input, operations) in [("background.png", ["--rotate", "90"]), ("opaque.webp", [])] {
-            let path = input.hasSuffix(".png") ? Self.samples + "/" + input : folder + "/" + input
-            let run = try CLIRunner.run(["convert", path, "still.jpg", "--force"] + operations, in: folder)
-            #expect(run.status == 0 && !run.stderr.contains("note:"), "\(input): \(run.stderr)")
+        // An opaque PNG (RGB, no tRNS) gets no note, turned or not. (A WebP's alpha flag is a
+        // hint: libwebp_bad_palette_index.webp has none and decodes with transparent pixels.)
+        for operations in [[], ["--rotate", "90"]] {
+            let run = try CLIRunner.run(
+                ["convert", Self.samples + "/background.png", "still.jpg", "--force"] + operations, in: folder)
+            #expect(run.status == 0 && !run.stderr.contains("note:"), "\(operations): \(run.stderr)")
         }
     }
 

@@ -40,13 +40,6 @@ struct WebPSource: FrameSource {
         self.info = info
     }
 
-    /// Opaque without decoding when the file is one frame covering the canvas with no alpha (an
-    /// animation's canvas starts transparent, so its frames are not known to cover it).
-    var isOpaque: Bool {
-        info.colorType == .rgb && info.frames.count == 1
-            && info.frames[0].region == FrameRegion(x: 0, y: 0, width: info.width, height: info.height)
-    }
-
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         WebPFrameReader(source: self, depth: depth ?? .eight)
     }
