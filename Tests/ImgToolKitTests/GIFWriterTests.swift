@@ -531,6 +531,26 @@ struct GIFWriterTests {
         }
     }
 
+    @Test("a sample's distinct colours come in the order they first occur, each with its count")
+    func distinctColoursAreCounted() {
+        #expect(GIFPaletteMapper.distinct([]).colors.isEmpty)
+        let (colors, counts) = GIFPaletteMapper.distinct([5, 7, 5, 9, 7, 5])
+        #expect(colors == [5, 7, 9])
+        #expect(counts == [3, 2, 1])
+        // Many colours, some repeated, against a dictionary's count.
+        var random = SeededRandom(seed: 12)
+        let pixels = (0..<5000).map { _ in GIFPixel.opaque(UInt8(random.next() % 40), UInt8(random.next() % 40), 7) }
+        let counted = GIFPaletteMapper.distinct(pixels)
+        var expected: [UInt32: Int] = [:]
+        for pixel in pixels { expected[pixel, default: 0] += 1 }
+        #expect(counted.colors.count == expected.count)
+        #expect(Dictionary(uniqueKeysWithValues: zip(counted.colors, counted.counts)) == expected)
+        var firstSeen: [UInt32] = []
+        var seen = Set<UInt32>()
+        for pixel in pixels where seen.insert(pixel).inserted { firstSeen.append(pixel) }
+        #expect(counted.colors == firstSeen)
+    }
+
     @Test func largeNoiseRoundTripsThroughTableResets() async throws {
         let colors = (0..<256).map { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2), 255] }
         let image = randomImage(300, 200, colors: colors, seed: 9)

@@ -180,16 +180,48 @@ struct GIFPaletteMapper {
             palette: GIFQuantizer.palette(from: scratch.whole, count: colors), inParallel: inParallel)
     }
 
-    /// The summed squared sRGB distance from each of `pixels` to the colour of `palette`
-    /// nearest to it in OkLab: what a mapper onto `palette` would do without dithering, without
-    /// making one (its table of cells costs more than the few thousand pixels judged).
+    /// The summed squared sRGB distance from each of `pixels` (opaque) to the colour of
+    /// `palette` nearest to it in OkLab: what a mapper onto `palette` would do without
+    /// dithering, without making one (its table of cells costs more than the few thousand
+    /// pixels judged). Each distinct colour is searched once and counted as often as it occurs
+    /// (a resized GIF frame's sample repeats its colours two to three times over).
     private static func squaredError(of pixels: [UInt32], nearestIn palette: [UInt32]) -> Int {
-        let nearest = OkLabNearest(palette.map(OkLab.init(packed:))).nearest(to: pixels.map(OkLab.init(packed:)))
+        let (colors, counts) = distinct(pixels)
+        let nearest = OkLabNearest(palette.map(OkLab.init(packed:))).nearest(to: colors.map(OkLab.init(packed:)))
         var total = 0
-        for (pixel, index) in zip(pixels, nearest) {
-            total += distanceSquared(palette[Int(index)], pixel)
+        for position in colors.indices {
+            total += distanceSquared(palette[Int(nearest[position])], colors[position]) * counts[position]
         }
         return total
+    }
+
+    /// The distinct colours of `pixels` (opaque, so never 0) in the order they first occur,
+    /// and how often each occurs.
+    static func distinct(_ pixels: [UInt32]) -> (colors: [UInt32], counts: [Int]) {
+        var size = 16
+        while size < pixels.count * 2 { size <<= 1 }
+        let mask = size - 1
+        var keys = [UInt32](repeating: 0, count: size)
+        var slots = [Int32](repeating: 0, count: size)
+        var colors: [UInt32] = []
+        var counts: [Int] = []
+        keys.withUnsafeMutableBufferPointer { keys in
+            slots.withUnsafeMutableBufferPointer { slots in
+                for pixel in pixels {
+                    var slot = Int((pixel &* 0x9E37_79B1) >> 16) & mask
+                    while keys[slot] != 0, keys[slot] != pixel { slot = (slot + 1) & mask }
+                    if keys[slot] == 0 {
+                        keys[slot] = pixel
+                        slots[slot] = Int32(colors.count)
+                        colors.append(pixel)
+                        counts.append(1)
+                    } else {
+                        counts[Int(slots[slot])] += 1
+                    }
+                }
+            }
+        }
+        return (colors, counts)
     }
 
     /// The summed squared sRGB distance from each of `pixels` to its nearest palette colour.

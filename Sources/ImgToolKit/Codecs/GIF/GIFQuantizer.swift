@@ -219,8 +219,12 @@ struct GIFHistogram: Sendable {
         var weights: [Float] = []
         colors.reserveCapacity(occupied.count)
         weights.reserveCapacity(occupied.count)
+        // In bin order, as a scan of every bin gives them, from the few hundred or thousand bins
+        // occupied rather than the 32768.
+        var previous = -1
         OkLab.linear.withUnsafeBufferPointer { table in
-            for bin in 0..<weight.count where weight[bin] > 0 {
+            for bin in occupied.sorted().map(Int.init) where bin != previous && weight[bin] > 0 {
+                previous = bin
                 let w = weight[bin]
                 colors.append(
                     OkLab(
@@ -300,12 +304,12 @@ enum GIFQuantizer {
         return points.withUnsafeMutableBufferPointer { points in
             let whole = measure(points, 0, points.count)
             var boxes = [Box(start: 0, end: points.count, error: whole.error, axis: whole.axis)]
+            // The boxes of more than one point, largest error first (the lowest index among
+            // equal errors, as a scan of the boxes in order would pick).
+            var queue = SplitQueue()
+            if points.count > 1 { queue.push(whole.error, 0) }
             while boxes.count < count {
-                var pick = -1
-                for index in boxes.indices where boxes[index].end - boxes[index].start > 1 {
-                    if pick < 0 || boxes[index].error > boxes[pick].error { pick = index }
-                }
-                guard pick >= 0, boxes[pick].error > 0 else { break }
+                guard let pick = queue.pop(), boxes[pick].error > 0 else { break }
                 let box = boxes[pick]
                 var range = UnsafeMutableBufferPointer(rebasing: points[box.start..<box.end])
                 switch box.axis {
@@ -327,8 +331,53 @@ enum GIFQuantizer {
                 let right = measure(points, cut, box.end)
                 boxes[pick] = Box(start: box.start, end: cut, error: left.error, axis: left.axis)
                 boxes.append(Box(start: cut, end: box.end, error: right.error, axis: right.axis))
+                if cut - box.start > 1 { queue.push(left.error, pick) }
+                if box.end - cut > 1 { queue.push(right.error, boxes.count - 1) }
             }
             return boxes.map { measure(points, $0.start, $0.end).mean }
+        }
+    }
+
+    /// A binary max-heap of (error, box index): the box with the largest error first, the
+    /// lowest index among equal errors.
+    private struct SplitQueue {
+        private var entries: [(error: Float, index: Int)] = []
+
+        @inline(__always)
+        private func before(_ i: Int, _ j: Int) -> Bool {
+            let (p, q) = (entries[i], entries[j])
+            return p.error > q.error || (p.error == q.error && p.index < q.index)
+        }
+
+        mutating func push(_ error: Float, _ index: Int) {
+            entries.append((error, index))
+            var child = entries.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard before(child, parent) else { break }
+                entries.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        /// The first box's index, removed; `nil` when there is none.
+        mutating func pop() -> Int? {
+            guard let top = entries.first else { return nil }
+            let last = entries.removeLast()
+            if !entries.isEmpty {
+                entries[0] = last
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1
+                    guard left < entries.count else { break }
+                    var first = left
+                    if left + 1 < entries.count, before(left + 1, left) { first = left + 1 }
+                    guard before(first, parent) else { break }
+                    entries.swapAt(first, parent)
+                    parent = first
+                }
+            }
+            return top.index
         }
     }
 
