@@ -152,6 +152,81 @@ struct CropThenResizeTests {
         }
     }
 
+    /// Blocks of 40 pixels in many colours, with sharp edges: a box carried to a smaller decode
+    /// a pixel off shows along every edge.
+    static let blocks: PixelBuffer = {
+        let (width, height) = (1200, 900)
+        var samples = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (column, row) = (x / 40, y / 40)
+                let at = (y * width + x) * 4
+                samples[at] = UInt8((column * 53 + row * 17) % 256)
+                samples[at + 1] = UInt8((column * 29 + row * 71) % 256)
+                samples[at + 2] = UInt8((column * row * 13 + 40) % 256)
+            }
+        }
+        return PixelBuffer(width: width, height: height, rgba8: samples)
+    }()
+
+    /// A thumbnail of a crop of a JPEG is filtered from a decode at a reduced DCT scale, as a
+    /// thumbnail of a whole JPEG is: the same picture as the thumbnail of the crop decoded at
+    /// full size, whatever the orientation, with the box where it was.
+    @Test(arguments: [ImageOrientation.up, .right, .leftMirrored, .down, .left])
+    func aThumbnailOfACropIsDecodedAtAReducedScale(orientation: ImageOrientation) async throws {
+        let bytes = StreamedResizeTests.turned(try JPEGEncoder(quality: 95).encode(Self.blocks), orientation)
+        let source = try ImageSource(data: bytes, name: "blocks.jpg")
+        let context = OperationContext()
+        let decoded = try source.frame(at: 0).image
+        for (crop, side) in [("500x500+310+205", 100), ("16:9", 120), ("333x777+13+101", 60), ("17:5", 200)] {
+            let operation = try CropOperation(parsing: crop)
+            let thumbnail = ResizeOperation(spec: try .thumbnail(side))
+            let chained = try await thumbnail.apply(to: try await operation.apply(to: source, context: context), context: context)
+            let reduced = try #require((chained as? ResizedFrameSource)?.base as? ImageSource, "\(crop)")
+            #expect(reduced.info.width < source.info.width, "\(orientation) --crop \(crop): decoded at full size")
+            let box = try operation.region(in: PixelSize(width: decoded.width, height: decoded.height))
+            let reference = try await thumbnail.apply(to: StillImageSource(decoded.cropped(to: box)), context: context)
+            let got = try #require(try OperationsTests.frames(chained).first?.image.rgba8)
+            let expected = try #require(try OperationsTests.frames(reference).first?.image)
+            #expect(chained.info.width == expected.width && chained.info.height == expected.height)
+            let want = try #require(expected.rgba8)
+            let mean = Double(zip(got, want).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(want.count)
+            // The box a source pixel off gives 2.2 here, the whole image's thumbnail against its
+            // full-size decode's 0.6 to 1.0.
+            #expect(mean < 1.5, "\(orientation) --crop \(crop) to \(side): mean difference \(mean)")
+        }
+    }
+
+    @Test func aThumbnailOfACropOfAPNGIsResizedAsItIsDecoded() async throws {
+        // PNG has no smaller decode: the crop streams into the filter as for any resize.
+        let source = try ImageSource(data: try PNGEncoder().encode(Self.photo), name: "photo.png")
+        let context = OperationContext()
+        let chained = try await ResizeOperation(spec: try .thumbnail(100)).apply(
+            to: try await CropOperation(parsing: "600x400+50+60").apply(to: source, context: context), context: context)
+        #expect((chained as? ResizedFrameSource)?.base is CroppedRowSource)
+        #expect(chained.info.width == 100 && chained.info.height == 67)
+    }
+
+    @Test func theBoxOfAStoredRegionIsShownWhereTheRegionIs() {
+        // At full size the continuous box is the region itself, for every orientation.
+        let stored = PixelSize(width: 37, height: 23)
+        for orientation in ImageOrientation.allCases {
+            let shown = orientation.displayedSize(of: stored)
+            for region in [
+                FrameRegion(x: 0, y: 0, width: shown.width, height: shown.height),
+                FrameRegion(x: 3, y: 5, width: 7, height: 11), FrameRegion(x: shown.width - 2, y: 0, width: 2, height: 1),
+            ] {
+                let box = orientation.storedRegion(of: region, stored: stored)
+                let back = orientation.displayedBox(
+                    x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height),
+                    stored: stored)
+                #expect(
+                    back.x == Double(region.x) && back.y == Double(region.y) && back.width == Double(region.width)
+                        && back.height == Double(region.height), "\(orientation) \(region)")
+            }
+        }
+    }
+
     @Test func aDamagedJPEGIsDecodedWholeThenCropped() async throws {
         // Damaged scan data: libjpeg warns; the stream gives up and the frame is decoded the
         // usual way (its warnings kept), with the same pixels as cropping that decode.

@@ -75,6 +75,30 @@ extension ImageOrientation {
     }
 }
 
+extension ImageOrientation {
+    /// Where the box `x`, `y`, `width`, `height` of a `stored`-sized stored image is shown, in
+    /// fractions of pixels: the continuous form of ``storedRegion(of:stored:)``'s inverse (an
+    /// edge at `e` of a mirrored axis of length `n` is shown at `n - e`).
+    func displayedBox(x: Double, y: Double, width: Double, height: Double, stored: PixelSize)
+        -> (x: Double, y: Double, width: Double, height: Double)
+    {
+        let (w, h) = (Double(stored.width), Double(stored.height))
+        // The displayed edges of the stored edges x...x+width (first) and y...y+height (second).
+        let (horizontal, vertical): ((Double, Double), (Double, Double))
+        switch self {
+        case .up: (horizontal, vertical) = ((x, x + width), (y, y + height))
+        case .upMirrored: (horizontal, vertical) = ((w - x - width, w - x), (y, y + height))
+        case .down: (horizontal, vertical) = ((w - x - width, w - x), (h - y - height, h - y))
+        case .downMirrored: (horizontal, vertical) = ((x, x + width), (h - y - height, h - y))
+        case .leftMirrored: (horizontal, vertical) = ((y, y + height), (x, x + width))
+        case .right: (horizontal, vertical) = ((h - y - height, h - y), (x, x + width))
+        case .rightMirrored: (horizontal, vertical) = ((h - y - height, h - y), (w - x - width, w - x))
+        case .left: (horizontal, vertical) = ((y, y + height), (w - x - width, w - x))
+        }
+        return (horizontal.0, vertical.0, horizontal.1 - horizontal.0, vertical.1 - vertical.0)
+    }
+}
+
 extension PixelBuffer {
     /// This image, as stored, turned to be shown as `orientation` says.
     func turned(_ orientation: ImageOrientation) -> PixelBuffer {

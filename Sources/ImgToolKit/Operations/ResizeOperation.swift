@@ -49,7 +49,8 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     ///
     /// A crop just before the resize, of a still JPEG or PNG, is resized as the image is decoded:
     /// the rows and columns outside the box are dropped as they come, and the full-size image is
-    /// never made.
+    /// never made. A thumbnail of a crop of a JPEG is resized from a decode at a reduced DCT
+    /// scale, chosen for the box as for a whole image (see ``resize(_:to:displayed:_:)``).
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
@@ -59,6 +60,11 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
         if let cropped = source as? MappedFrameSource, let crop = cropped.mapping as? CropOperation.Mapping,
             let streaming = cropped.base as? any RowStreamingSource, cropped.base.info.frameCount == 1
         {
+            if spec.isThumbnail, let image = cropped.base as? ImageSource,
+                let reduced = try thumbnail(of: crop.region, in: image, to: geometry, context)
+            {
+                return reduced
+            }
             return try resize(
                 CroppedRowSource(streaming, region: crop.region), to: geometry, displayed: displayed, context)
         }
@@ -70,6 +76,54 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
                 mapping: turned.mapping)
         }
         return try resize(source, to: geometry, displayed: displayed, context)
+    }
+
+    /// The thumbnail of `region` of `image` (in displayed pixels), resized to `geometry` from a
+    /// decode at a reduced DCT scale that leaves the box four times the output, or twice it when
+    /// no scale leaves four; `nil` when the codec cannot shrink as it decodes (every format but
+    /// JPEG) or no scale leaves twice the output.
+    ///
+    /// The box is carried to the smaller decode exactly, in fractions of its pixels (a stored
+    /// pixel `u` of the full size is at `u / s` of a decode at 1/`s`, whatever the orientation),
+    /// and that window of it is what the filter scales (``Resampler/SourceWindow``).
+    private func thumbnail(
+        of region: FrameRegion, in image: ImageSource, to geometry: ResizeGeometry, _ context: OperationContext
+    ) throws(ImgToolError) -> (any FrameSource)? {
+        let full = PixelSize(width: image.info.width, height: image.info.height)
+        guard !image.data.isEmpty else { return nil }
+        let (stored, orientation) = (image.info.storedSize, image.info.appliedOrientation)
+        for margin in [4, 2] {
+            // The whole image at the size that leaves the box `margin` times the output.
+            let wanted = PixelSize(
+                width: (full.width * geometry.scaledSize.width * margin + region.width - 1) / region.width,
+                height: (full.height * geometry.scaledSize.height * margin + region.height - 1) / region.height)
+            guard wanted.width < full.width, wanted.height < full.height else { continue }
+            var decoding = context.decoding
+            decoding.minimumSize = wanted
+            let scaled = try ImageSource(data: image.data, name: image.name, limits: context.limits, options: decoding)
+            let shown = PixelSize(width: scaled.info.width, height: scaled.info.height)
+            guard shown.width < full.width else { continue }  // the codec decodes at full size
+            let scaledStored = orientation.displayedSize(of: shown)  // the same swap turns it back
+            guard
+                let denominator = [2, 4, 8].first(where: {
+                    (stored.width + $0 - 1) / $0 == scaledStored.width
+                        && (stored.height + $0 - 1) / $0 == scaledStored.height
+                })
+            else { continue }
+            // The box in the smaller decode, as displayed: its stored box divided by the scale.
+            let storedBox = orientation.storedRegion(of: region, stored: stored)
+            let s = Double(denominator)
+            let box = orientation.displayedBox(
+                x: Double(storedBox.x) / s, y: Double(storedBox.y) / s, width: Double(storedBox.width) / s,
+                height: Double(storedBox.height) / s, stored: scaledStored)
+            try context.limits.checkPixels(
+                width: geometry.crop.width, height: geometry.crop.height, what: "the resized image")
+            let resampler = Resampler(
+                checkedFrom: shown, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter,
+                linear: linear, window: Resampler.SourceWindow(x: box.x, y: box.y, width: box.width, height: box.height))
+            return try ResizedFrameSource(scaled, resampler: resampler, limits: context.limits)
+        }
+        return nil
     }
 
     /// `source` (of size `displayed`) resized to `geometry`.

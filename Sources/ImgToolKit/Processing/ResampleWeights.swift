@@ -31,9 +31,19 @@ struct ResampleWeights: Sendable {
     ///   - sourceCount: source pixels along the axis, at least 1.
     ///   - scaledCount: pixels of the whole scaled axis, at least 1.
     ///   - outputRange: the scaled pixels to compute, within `0..<scaledCount`.
-    init(filter: ResampleFilter, sourceCount: Int, scaledCount: Int, outputRange: Range<Int>) {
+    ///   - window: the span of the source that is scaled to `scaledCount`, in fractions of
+    ///     pixels (a box carried to a smaller decode); `nil` for the whole axis. Only the source
+    ///     pixels it touches are read.
+    init(
+        filter: ResampleFilter, sourceCount: Int, scaledCount: Int, outputRange: Range<Int>,
+        window: ClosedRange<Double>? = nil
+    ) {
         precondition(sourceCount > 0 && scaledCount > 0, "empty axis")
-        let scale = Double(sourceCount) / Double(scaledCount)
+        let span = window ?? 0...Double(sourceCount)
+        precondition(span.lowerBound >= 0 && span.upperBound <= Double(sourceCount), "a window outside the axis")
+        let scale = (span.upperBound - span.lowerBound) / Double(scaledCount)
+        // The source pixels the window touches.
+        let pixels = Int(span.lowerBound)..<max(Int(span.upperBound.rounded(.up)), Int(span.lowerBound) + 1)
         var firsts: [Int] = []
         var tapCounts: [Int] = []
         var rows: [[Double]] = []
@@ -42,11 +52,11 @@ struct ResampleWeights: Sendable {
         rows.reserveCapacity(outputRange.count)
         for index in outputRange {
             let (first, taps) =
-                sourceCount == scaledCount
+                sourceCount == scaledCount && window == nil
                 ? (index, [1.0])
                 : filter == .box
-                    ? Self.areaTaps(index, scale: scale, sourceCount: sourceCount)
-                    : Self.kernelTaps(index, filter: filter, scale: scale, sourceCount: sourceCount)
+                    ? Self.areaTaps(index, scale: scale, start: span.lowerBound, pixels: pixels)
+                    : Self.kernelTaps(index, filter: filter, scale: scale, start: span.lowerBound, pixels: pixels)
             firsts.append(first)
             tapCounts.append(taps.count)
             rows.append(taps)
@@ -78,18 +88,18 @@ struct ResampleWeights: Sendable {
     /// The kernel sampled at the distance from each source pixel's centre to the output pixel's
     /// centre, stretched by the reduction factor when shrinking; taps outside the source are
     /// dropped, zero taps at both ends trimmed, the rest normalized.
-    private static func kernelTaps(_ index: Int, filter: ResampleFilter, scale: Double, sourceCount: Int)
-        -> (Int, [Double])
-    {
+    private static func kernelTaps(
+        _ index: Int, filter: ResampleFilter, scale: Double, start: Double, pixels: Range<Int>
+    ) -> (Int, [Double]) {
         let filterScale = max(scale, 1)
         let support = filter.support * filterScale
-        let center = (Double(index) + 0.5) * scale
+        let center = start + (Double(index) + 0.5) * scale
         // Source pixel j's centre is j + 0.5; keep every j within `support` of `center`.
-        var first = max(Int((center - 0.5 - support).rounded(.up)), 0)
-        var last = min(Int((center - 0.5 + support).rounded(.down)), sourceCount - 1)
+        var first = max(Int((center - 0.5 - support).rounded(.up)), pixels.lowerBound)
+        var last = min(Int((center - 0.5 + support).rounded(.down)), pixels.upperBound - 1)
+        let nearest = min(max(Int(center), pixels.lowerBound), pixels.upperBound - 1)
         if first > last {
             // Only when the support is narrower than a pixel: take the nearest source pixel.
-            let nearest = min(max(Int(center), 0), sourceCount - 1)
             return (nearest, [1])
         }
         var taps = (first...last).map { filter.weight(at: (Double($0) + 0.5 - center) / filterScale) }
@@ -102,22 +112,21 @@ struct ResampleWeights: Sendable {
             first += 1
         }
         let sum = taps.reduce(0, +)
-        guard sum != 0 else {
-            let nearest = min(max(Int(center), 0), sourceCount - 1)
-            return (nearest, [1])
-        }
+        guard sum != 0 else { return (nearest, [1]) }
         return (first, taps.map { $0 / sum })
     }
 
-    /// The fraction of output pixel `index`'s span, `[index · scale, (index + 1) · scale)`, that
-    /// each source pixel covers.
-    private static func areaTaps(_ index: Int, scale: Double, sourceCount: Int) -> (Int, [Double]) {
-        let start = Double(index) * scale
-        let end = min(Double(index + 1) * scale, Double(sourceCount))
-        let first = min(Int(start), sourceCount - 1)
+    /// The fraction of output pixel `index`'s span, `start + [index · scale, (index + 1) · scale)`,
+    /// that each source pixel covers.
+    private static func areaTaps(_ index: Int, scale: Double, start origin: Double, pixels: Range<Int>)
+        -> (Int, [Double])
+    {
+        let start = origin + Double(index) * scale
+        let end = min(origin + Double(index + 1) * scale, Double(pixels.upperBound))
+        let first = min(Int(start), pixels.upperBound - 1)
         var taps: [Double] = []
         var source = first
-        while source < sourceCount, Double(source) < end {
+        while source < pixels.upperBound, Double(source) < end {
             let overlap = min(Double(source + 1), end) - max(Double(source), start)
             taps.append(max(overlap, 0))
             source += 1

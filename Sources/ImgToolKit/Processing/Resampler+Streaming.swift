@@ -22,9 +22,16 @@ extension Resampler {
             // The same resize of the stored image, without a pre-reduction: sizes and crop in
             // stored terms (the swap that shows a size turns it back).
             let scaled = turn.displayedSize(of: scaledSize)
+            let storedWindow = window.map { box in
+                // The stored box shown as `box`: the inverse turn shows the displayed image as stored.
+                let stored = turn.inverse.displayedBox(
+                    x: box.x, y: box.y, width: box.width, height: box.height, stored: sourceSize)
+                return SourceWindow(x: stored.x, y: stored.y, width: stored.width, height: stored.height)
+            }
             streamed = Resampler(
                 checkedFrom: turn.displayedSize(of: sourceSize), scaledTo: scaled,
-                croppedTo: turn.storedRegion(of: crop, stored: scaled), filter: filter, linear: linear
+                croppedTo: turn.storedRegion(of: crop, stored: scaled), filter: filter, linear: linear,
+                window: storedWindow
             ).withTransfer(transfer)
             streamed.usesWideVectors = usesWideVectors
         }

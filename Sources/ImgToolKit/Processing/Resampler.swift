@@ -50,9 +50,12 @@ public struct Resampler: Sendable {
     /// Whether large reductions start with a box pre-reduction (the thumbnail fast path).
     public let shrinksFirst: Bool
 
-    /// The size the whole image is scaled to, and the part of it kept (the output).
+    /// The size the whole image (or its ``window``) is scaled to, and the part of it kept (the
+    /// output).
     let scaledSize: PixelSize
     let crop: FrameRegion
+    /// The box of the source that is scaled, when not the whole of it.
+    let window: SourceWindow?
     let horizontal: ResampleWeights
     let vertical: ResampleWeights
     /// The box pre-reduction run before the weights above, when ``shrinksFirst`` chose one:
@@ -128,11 +131,16 @@ public struct Resampler: Sendable {
     /// caller has checked (non-empty sizes, the crop inside the scaled size, the output within
     /// its limits): overlays sized to a background, whose output is never larger than the
     /// background.
+    ///
+    /// With a `window`, that box of the source (in fractions of pixels, inside it) is what is
+    /// scaled to `scaled`, rather than the whole source: a crop carried to a smaller decode.
     init(
         checkedFrom source: PixelSize, scaledTo scaled: PixelSize, croppedTo crop: FrameRegion,
-        filter: ResampleFilter, linear: Bool, shrinkingFirst: Bool = false
+        filter: ResampleFilter, linear: Bool, shrinkingFirst: Bool = false, window: SourceWindow? = nil
     ) {
         precondition(source.width > 0 && source.height > 0 && crop.width > 0 && crop.height > 0, "empty resize")
+        precondition(window == nil || !shrinkingFirst, "a window is resized by the filter alone")
+        self.window = window
         sourceSize = source
         outputSize = PixelSize(width: crop.width, height: crop.height)
         scaledSize = scaled
@@ -159,10 +167,18 @@ public struct Resampler: Sendable {
         }
         horizontal = ResampleWeights(
             filter: filter, sourceCount: stage.width, scaledCount: scaled.width,
-            outputRange: crop.x..<crop.x + crop.width)
+            outputRange: crop.x..<crop.x + crop.width, window: window.map { $0.x...($0.x + $0.width) })
         vertical = ResampleWeights(
             filter: filter, sourceCount: stage.height, scaledCount: scaled.height,
-            outputRange: crop.y..<crop.y + crop.height)
+            outputRange: crop.y..<crop.y + crop.height, window: window.map { $0.y...($0.y + $0.height) })
+    }
+
+    /// A box of the source in fractions of pixels.
+    struct SourceWindow: Sendable, Hashable {
+        var x: Double
+        var y: Double
+        var width: Double
+        var height: Double
     }
 
     /// `image` resized: ``outputSize``, the same depth, straight alpha.

@@ -61,8 +61,15 @@ public struct ResizedFrameSource: FrameSource {
         let canvas = PixelSize(width: base.info.width, height: base.info.height)
         let resampler = try Resampler(
             from: canvas, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter, linear: linear,
-            shrinkingFirst: shrinkingFirst, limits: limits
-        ).withTransfer(linear ? TransferCurve(describing: base.info.color) : .sRGB)
+            shrinkingFirst: shrinkingFirst, limits: limits)
+        try self.init(base, resampler: resampler, limits: limits)
+    }
+
+    /// Wraps `base`, resizing its frames with `resampler` (made for its canvas; its transfer
+    /// curve is set here from the base's colour description when it filters in linear light).
+    init(_ base: any FrameSource, resampler: Resampler, limits: DecodingLimits) throws(ImgToolError) {
+        precondition(resampler.sourceSize == PixelSize(width: base.info.width, height: base.info.height))
+        let resampler = resampler.withTransfer(resampler.linear ? TransferCurve(describing: base.info.color) : .sRGB)
         let size = resampler.outputSize
         try limits.checkAnimation(frames: base.info.frameCount, width: size.width, height: size.height)
         var info = base.info
