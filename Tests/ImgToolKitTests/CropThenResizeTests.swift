@@ -207,6 +207,25 @@ struct CropThenResizeTests {
         #expect(chained.info.width == 100 && chained.info.height == 67)
     }
 
+    @Test("a window of whole pixels is resized to the bit as those pixels cut out")
+    func aWholePixelWindowIsACrop() throws {
+        let image = Self.photo
+        let box = FrameRegion(x: 37, y: 21, width: 300, height: 200)
+        let cut = image.cropped(to: box)
+        for filter in ResampleFilter.allCases {
+            for size in [PixelSize(width: 123, height: 77), PixelSize(width: 300, height: 200), PixelSize(width: 450, height: 90)] {
+                let crop = FrameRegion(x: 0, y: 0, width: size.width, height: size.height)
+                let windowed = Resampler(
+                    checkedFrom: PixelSize(width: image.width, height: image.height), scaledTo: size, croppedTo: crop,
+                    filter: filter, linear: false,
+                    window: Resampler.SourceWindow(x: 37, y: 21, width: 300, height: 200))
+                let expected = try Resampler(
+                    from: PixelSize(width: cut.width, height: cut.height), scaledTo: size, croppedTo: crop, filter: filter)
+                #expect(try windowed.resample(image) == expected.resample(cut), "\(filter) to \(size)")
+            }
+        }
+    }
+
     @Test func theBoxOfAStoredRegionIsShownWhereTheRegionIs() {
         // At full size the continuous box is the region itself, for every orientation.
         let stored = PixelSize(width: 37, height: 23)

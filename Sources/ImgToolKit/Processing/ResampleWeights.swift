@@ -42,8 +42,11 @@ struct ResampleWeights: Sendable {
         let span = window ?? 0...Double(sourceCount)
         precondition(span.lowerBound >= 0 && span.upperBound <= Double(sourceCount), "a window outside the axis")
         let scale = (span.upperBound - span.lowerBound) / Double(scaledCount)
-        // The source pixels the window touches.
+        // The source pixels the window touches. Taps are computed from the first of them, so a
+        // window of whole pixels gives, to the bit, the weights of resizing those pixels cut out.
         let pixels = Int(span.lowerBound)..<max(Int(span.upperBound.rounded(.up)), Int(span.lowerBound) + 1)
+        let offset = span.lowerBound - Double(pixels.lowerBound)
+        let copies = offset == 0 && span.upperBound == Double(pixels.upperBound) && pixels.count == scaledCount
         var firsts: [Int] = []
         var tapCounts: [Int] = []
         var rows: [[Double]] = []
@@ -52,12 +55,12 @@ struct ResampleWeights: Sendable {
         rows.reserveCapacity(outputRange.count)
         for index in outputRange {
             let (first, taps) =
-                sourceCount == scaledCount && window == nil
+                copies
                 ? (index, [1.0])
                 : filter == .box
-                    ? Self.areaTaps(index, scale: scale, start: span.lowerBound, pixels: pixels)
-                    : Self.kernelTaps(index, filter: filter, scale: scale, start: span.lowerBound, pixels: pixels)
-            firsts.append(first)
+                    ? Self.areaTaps(index, scale: scale, start: offset, count: pixels.count)
+                    : Self.kernelTaps(index, filter: filter, scale: scale, start: offset, count: pixels.count)
+            firsts.append(pixels.lowerBound + first)
             tapCounts.append(taps.count)
             rows.append(taps)
         }
@@ -88,16 +91,18 @@ struct ResampleWeights: Sendable {
     /// The kernel sampled at the distance from each source pixel's centre to the output pixel's
     /// centre, stretched by the reduction factor when shrinking; taps outside the source are
     /// dropped, zero taps at both ends trimmed, the rest normalized.
-    private static func kernelTaps(
-        _ index: Int, filter: ResampleFilter, scale: Double, start: Double, pixels: Range<Int>
-    ) -> (Int, [Double]) {
+    /// Pixels are numbered from the window's first, `start` (0 ..< 1) the window's start within
+    /// it, and `count` are read.
+    private static func kernelTaps(_ index: Int, filter: ResampleFilter, scale: Double, start: Double, count: Int)
+        -> (Int, [Double])
+    {
         let filterScale = max(scale, 1)
         let support = filter.support * filterScale
         let center = start + (Double(index) + 0.5) * scale
         // Source pixel j's centre is j + 0.5; keep every j within `support` of `center`.
-        var first = max(Int((center - 0.5 - support).rounded(.up)), pixels.lowerBound)
-        var last = min(Int((center - 0.5 + support).rounded(.down)), pixels.upperBound - 1)
-        let nearest = min(max(Int(center), pixels.lowerBound), pixels.upperBound - 1)
+        var first = max(Int((center - 0.5 - support).rounded(.up)), 0)
+        var last = min(Int((center - 0.5 + support).rounded(.down)), count - 1)
+        let nearest = min(max(Int(center), 0), count - 1)
         if first > last {
             // Only when the support is narrower than a pixel: take the nearest source pixel.
             return (nearest, [1])
@@ -118,15 +123,14 @@ struct ResampleWeights: Sendable {
 
     /// The fraction of output pixel `index`'s span, `start + [index · scale, (index + 1) · scale)`,
     /// that each source pixel covers.
-    private static func areaTaps(_ index: Int, scale: Double, start origin: Double, pixels: Range<Int>)
-        -> (Int, [Double])
-    {
+    /// Pixels are numbered as for ``kernelTaps(_:filter:scale:start:count:)``.
+    private static func areaTaps(_ index: Int, scale: Double, start origin: Double, count: Int) -> (Int, [Double]) {
         let start = origin + Double(index) * scale
-        let end = min(origin + Double(index + 1) * scale, Double(pixels.upperBound))
-        let first = min(Int(start), pixels.upperBound - 1)
+        let end = min(origin + Double(index + 1) * scale, Double(count))
+        let first = min(Int(start), count - 1)
         var taps: [Double] = []
         var source = first
-        while source < pixels.upperBound, Double(source) < end {
+        while source < count, Double(source) < end {
             let overlap = min(Double(source + 1), end) - max(Double(source), start)
             taps.append(max(overlap, 0))
             source += 1
