@@ -181,7 +181,8 @@ struct CropThenResizeTests {
         for (crop, side) in [("500x500+310+205", 100), ("16:9", 120), ("333x777+13+101", 60), ("17:5", 200)] {
             let operation = try CropOperation(parsing: crop)
             let thumbnail = ResizeOperation(spec: try .thumbnail(side))
-            let chained = try await thumbnail.apply(to: try await operation.apply(to: source, context: context), context: context)
+            let chained = try await thumbnail.apply(
+                to: try await operation.apply(to: source, context: context), context: context)
             let reduced = try #require((chained as? ResizedFrameSource)?.base as? ImageSource, "\(crop)")
             #expect(reduced.info.width < source.info.width, "\(orientation) --crop \(crop): decoded at full size")
             let box = try operation.region(in: PixelSize(width: decoded.width, height: decoded.height))
@@ -213,14 +214,18 @@ struct CropThenResizeTests {
         let box = FrameRegion(x: 37, y: 21, width: 300, height: 200)
         let cut = image.cropped(to: box)
         for filter in ResampleFilter.allCases {
-            for size in [PixelSize(width: 123, height: 77), PixelSize(width: 300, height: 200), PixelSize(width: 450, height: 90)] {
+            for size in [
+                PixelSize(width: 123, height: 77), PixelSize(width: 300, height: 200),
+                PixelSize(width: 450, height: 90),
+            ] {
                 let crop = FrameRegion(x: 0, y: 0, width: size.width, height: size.height)
                 let windowed = Resampler(
                     checkedFrom: PixelSize(width: image.width, height: image.height), scaledTo: size, croppedTo: crop,
                     filter: filter, linear: false,
                     window: Resampler.SourceWindow(x: 37, y: 21, width: 300, height: 200))
                 let expected = try Resampler(
-                    from: PixelSize(width: cut.width, height: cut.height), scaledTo: size, croppedTo: crop, filter: filter)
+                    from: PixelSize(width: cut.width, height: cut.height), scaledTo: size, croppedTo: crop,
+                    filter: filter)
                 #expect(try windowed.resample(image) == expected.resample(cut), "\(filter) to \(size)")
             }
         }
@@ -233,7 +238,8 @@ struct CropThenResizeTests {
             let shown = orientation.displayedSize(of: stored)
             for region in [
                 FrameRegion(x: 0, y: 0, width: shown.width, height: shown.height),
-                FrameRegion(x: 3, y: 5, width: 7, height: 11), FrameRegion(x: shown.width - 2, y: 0, width: 2, height: 1),
+                FrameRegion(x: 3, y: 5, width: 7, height: 11),
+                FrameRegion(x: shown.width - 2, y: 0, width: 2, height: 1),
             ] {
                 let box = orientation.storedRegion(of: region, stored: stored)
                 let back = orientation.displayedBox(

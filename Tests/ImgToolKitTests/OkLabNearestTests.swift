@@ -61,7 +61,9 @@ struct OkLabNearestTests {
         #expect(OkLabNearest(ring).nearest(to: [grey], simd: false) == [0])
         #expect(OkLabNearest(ring.reversed()).nearest(to: OkLab(l: 0.5, a: -0.2, b: 0)) == 0)
         // Points searched two at a time, and an odd one left at the end.
-        let mixed = [grey, OkLab(l: 0.5, a: -0.2, b: 0), grey, OkLab(l: 0.5, a: 0.3, b: 0), OkLab(l: 0.5, a: -0.2, b: 0)]
+        let mixed = [
+            grey, OkLab(l: 0.5, a: -0.2, b: 0), grey, OkLab(l: 0.5, a: 0.3, b: 0), OkLab(l: 0.5, a: -0.2, b: 0),
+        ]
         #expect(OkLabNearest(ring).nearest(to: mixed) == [0, 1, 0, 0, 1])
         #expect(OkLabNearest(ring).nearest(to: mixed, simd: false) == [0, 1, 0, 0, 1])
     }

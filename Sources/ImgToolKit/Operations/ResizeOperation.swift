@@ -120,7 +120,8 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
                 width: geometry.crop.width, height: geometry.crop.height, what: "the resized image")
             let resampler = Resampler(
                 checkedFrom: shown, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter,
-                linear: linear, window: Resampler.SourceWindow(x: box.x, y: box.y, width: box.width, height: box.height))
+                linear: linear, window: Resampler.SourceWindow(x: box.x, y: box.y, width: box.width, height: box.height)
+            )
             return try ResizedFrameSource(scaled, resampler: resampler, limits: context.limits)
         }
         return nil
