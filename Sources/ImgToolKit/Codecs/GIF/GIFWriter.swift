@@ -39,6 +39,8 @@ struct GIFWriter {
         /// from here rather than from the source.
         var kept: [(index: Int, delay: Int, pixels: [UInt32])] = []
         var keptBytes = 0
+        /// Whether some frame was let go of to stay within ``GIFWriter/keptBytes``.
+        var droppedAny = false
     }
 
     /// The most bytes of prepared frames pass 1 keeps for pass 2 (64 MiB by default): an
@@ -133,6 +135,16 @@ struct GIFWriter {
         var ready: (target: [UInt32], delay: Int)?
         var shownIndex = 0
         let chooser = mapper.map(GIFPaletteChooser.init)
+        // When pass 1 kept every frame, the palettes of their own are chosen ahead, on a helper
+        // thread, a few frames in front of the frame this one maps and compresses (see
+        // ``OwnPalettesAhead``); otherwise each is chosen alongside the frames before it.
+        var ahead: OwnPalettesAhead?
+        if inParallel, !analysis.droppedAny, let mapper {
+            let jobs = Self.paletteJobs(analysis.kept, fits: analysis.fits, mergesRepeats: !isGIF)
+            if !jobs.isEmpty { ahead = OwnPalettesAhead(jobs: jobs, shared: mapper, colors: colors) }
+        }
+        defer { ahead?.stop() }
+        var nextJob = 0
         /// The canvas to write for `frame`: itself, or mapped onto its palette.
         func map(_ frame: Chosen, displayed: [UInt32]) -> [UInt32] {
             if frame.fits { return frame.prepared }
@@ -179,7 +191,11 @@ struct GIFWriter {
             }
             let previous = chosen?.prepared
             var own: GIFPaletteMapper?
-            if let chooser, !fits {
+            if let ahead, !fits {
+                own = try ahead.palette(nextJob)
+                nextJob += 1
+                _ = try advance(alongside: nil as (@Sendable () -> Int)?)
+            } else if let chooser, !fits {
                 own = try advance { chooser.ownPalette(for: prepared, previousSource: previous, colors: colors) } ?? nil
             } else {
                 _ = try advance(alongside: nil as (@Sendable () -> Int)?)
@@ -211,6 +227,22 @@ struct GIFWriter {
         chosen = nil
         _ = try advance(alongside: nil as (@Sendable () -> Int)?)  // the last written
         try sink.append([0x3B])
+    }
+
+    /// The frames of `kept` (every frame shown, in order) whose palettes of their own are to be
+    /// chosen, each with the frame shown before it: those that do not fit, leaving out a frame
+    /// merged into the one before it (equal to it, when `mergesRepeats`), as pass 2 meets them.
+    static func paletteJobs(
+        _ kept: [(index: Int, delay: Int, pixels: [UInt32])], fits: [Bool], mergesRepeats: Bool
+    ) -> [OwnPalettesAhead.Job] {
+        var jobs: [OwnPalettesAhead.Job] = []
+        var shown: [UInt32]?
+        for (position, frame) in kept.enumerated() {
+            if mergesRepeats, let shown, shown == frame.pixels { continue }
+            if !fits[position] { jobs.append(OwnPalettesAhead.Job(frame: frame.pixels, previous: shown)) }
+            shown = frame.pixels
+        }
+        return jobs
     }
 
     /// Pass 1: which frames fit a palette, every colour while they fit, and the histogram of
@@ -263,7 +295,10 @@ struct GIFWriter {
                 analysis.keptBytes -= analysis.kept[dropped].pixels.count * 4
                 dropped += 1
             }
-            if dropped > 0 { analysis.kept.removeFirst(dropped) }
+            if dropped > 0 {
+                analysis.kept.removeFirst(dropped)
+                analysis.droppedAny = true
+            }
         }
         return analysis
     }
@@ -350,4 +385,41 @@ struct GIFWriter {
             initialized = count
         }
     }
+}
+
+/// Chooses the palettes of their own of an animation's frames (``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``)
+/// ahead of the writer, on a helper thread, a few frames in front of the frame the writer maps
+/// and compresses, through a ``DecodeAhead``: the two threads each keep working instead of
+/// meeting at every frame, which matters most when another process holds a core (each then runs
+/// as the scheduler allows, and a meeting waits for the slower). A palette asked for before the
+/// helper has it is chosen by the writer's thread. The palettes are the same whichever thread
+/// chooses them, so the file is the same bytes as on one thread.
+final class OwnPalettesAhead: Sendable {
+    /// A frame whose palette is chosen, and the frame shown before it (`nil` for the first).
+    struct Job: Sendable {
+        var frame: [UInt32]
+        var previous: [UInt32]?
+    }
+
+    private let ahead: DecodeAhead<GIFPaletteMapper?>
+
+    /// Starts choosing the palettes of `jobs`, in order, with a copy of `shared` per thread.
+    init(jobs: [Job], shared: GIFPaletteMapper, colors: Int) {
+        // One chooser (a copy of the shared mapper and its histograms) per thread at work.
+        let choosers = Locked<[GIFPaletteChooser]>([])
+        ahead = DecodeAhead(frameCount: jobs.count, helpers: 1) { index, _, _ in
+            let chooser = choosers.withLock { $0.popLast() } ?? GIFPaletteChooser(shared: shared)
+            defer { choosers.withLock { $0.append(chooser) } }
+            return chooser.ownPalette(for: jobs[index].frame, previousSource: jobs[index].previous, colors: colors)
+        }
+    }
+
+    /// The palette of job `index` (asked for in order, each once), or `nil` where one of its own
+    /// does not pay.
+    func palette(_ index: Int) throws(ImgToolError) -> GIFPaletteMapper? {
+        try ahead.decoded(index, isCancelled: { Task.isCancelled })
+    }
+
+    /// Ends the helper.
+    func stop() { ahead.stop() }
 }
