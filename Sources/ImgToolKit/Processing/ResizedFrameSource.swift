@@ -143,8 +143,11 @@ final class ResizedFrameReader: FrameReader {
     private let base: any FrameReader
     private let resampler: Resampler
     private let frames: [FrameInfo]
-    /// The base's next frame, composited while the previous one was resized; `nil` before the
-    /// first call.
+    /// The frame being resized on a second thread, started before the frame before it was
+    /// returned, so that it runs while the caller works on that one.
+    private var resizing: (frame: Frame, resized: Forked<PixelBuffer>)?
+    /// The base's frame after the one being resized (composited while it was), the end, or the
+    /// base's error; `nil` before the first call.
     private var upcoming: Result<Frame?, ImgToolError>?
 
     init(base: any FrameReader, resampler: Resampler, frames: [FrameInfo]) {
@@ -154,42 +157,47 @@ final class ResizedFrameReader: FrameReader {
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {
-        let current: Frame?
-        if let upcoming {
-            current = try upcoming.get()
-        } else {
-            do {
-                current = try base.nextFrame()
-            } catch {
-                upcoming = .failure(error)  // every later call throws it too
-                throw error
-            }
+        if upcoming == nil {
+            upcoming = .success(try readBase())
+            advance()
         }
-        guard let frame = current else {
-            upcoming = .success(nil)
+        guard let (frame, resized) = resizing else {
+            _ = try upcoming?.get()  // the base's error, or the end
             return nil
         }
-        let resampler = self.resampler
-        let image = frame.image
-        guard image.width == resampler.sourceSize.width, image.height == resampler.sourceSize.height else {
-            throw ImgToolError(
-                .corrupt,
-                "frame \(frame.index) is \(image.width)x\(image.height), not the \(resampler.sourceSize) canvas")
-        }
-        let base = self.base
-        let (resized, next) = forkJoin(
-            { resampler.resampleChecked(image) },
-            alongside: {
-                () -> Result<Frame?, ImgToolError> in
-                do throws(ImgToolError) {
-                    return .success(try base.nextFrame())
-                } catch {
-                    return .failure(error)
-                }
-            })
-        upcoming = next
+        let image = resized.join()
+        resizing = nil
+        // The next frame is resized while the caller works on this one.
+        advance()
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
-        return Frame(info: info(for: frame), image: resized)
+        return Frame(info: info(for: frame), image: image)
+    }
+
+    /// The base's next frame; its error is kept for every later call.
+    private func readBase() throws(ImgToolError) -> Frame? {
+        do {
+            return try base.nextFrame()
+        } catch {
+            upcoming = .failure(error)
+            throw error
+        }
+    }
+
+    /// Starts resizing the upcoming frame on a second thread and composites the one after it
+    /// meanwhile (the base reads on this thread only). At the end, or after an error, nothing
+    /// is started: the next call reports it.
+    private func advance() {
+        guard case .success(let next?) = upcoming else { return }
+        let (resampler, image) = (self.resampler, next.image)
+        guard image.width == resampler.sourceSize.width, image.height == resampler.sourceSize.height else {
+            upcoming = .failure(
+                ImgToolError(
+                    .corrupt,
+                    "frame \(next.index) is \(image.width)x\(image.height), not the \(resampler.sourceSize) canvas"))
+            return
+        }
+        resizing = (next, fork { resampler.resampleChecked(image) })
+        upcoming = Result { () throws(ImgToolError) in try base.nextFrame() }
     }
 
     /// The frame's table entry at the new size.

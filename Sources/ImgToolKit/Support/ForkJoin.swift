@@ -18,6 +18,23 @@ func forkJoin<Side: Sendable, Main>(_ side: @escaping @Sendable () -> Side, alon
     return (slot.wait(), main)
 }
 
+/// Starts `side` on a second thread (one of ``ForkWorker``'s) and returns at once; ``Forked/join()``
+/// waits for its result. For a job that runs while the caller returns to its own caller: a frame
+/// resized while the frame before it is worked on.
+func fork<Side: Sendable>(_ side: @escaping @Sendable () -> Side) -> Forked<Side> {
+    let slot = JoinSlot<Side>()
+    ForkWorker.run(side, then: slot.fill)
+    return Forked(slot: slot)
+}
+
+/// A job started by ``fork(_:)``.
+struct Forked<Value>: Sendable {
+    fileprivate let slot: JoinSlot<Value>
+
+    /// The job's result, once it has finished.
+    func join() -> Value { slot.wait() }
+}
+
 /// ``forkJoin(_:alongside:)`` for two halves of one job that can fail: each is handed a
 /// `shouldStop` that turns true once the other has failed (on the calling thread, also when the
 /// current task is cancelled), so neither runs on for nothing. Returns both results, or throws
