@@ -12,13 +12,15 @@
     resize 50%, speed 2x, GIF again. Peers: gifsicle, ImageMagick, ffmpeg (palettegen/paletteuse).
     Reports each output's frame count and total duration so a wrong speed shows.
 Every row reports the median wall time and the mean CPU time (user + system) of a run, the peak
-memory of one run, and the output size. With --busy, every tool runs while another process keeps
+memory of one run, and the output size; the tools of a table are run in turn, trial by trial, so
+that a slow spell of a shared machine falls on all of them alike. With --busy, every tool runs while another process keeps
 one core busy.
 usage: scripts/bench pipeline [--trials N] [--busy]
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -93,11 +95,6 @@ if not os.path.exists(clip):
         frames.append(frame.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
     frames[0].save(clip + ".tmp.gif", save_all=True, append_images=frames[1:], duration=40, loop=0)
     os.replace(clip + ".tmp.gif", clip)
-
-
-def measure(cmd, trials):
-    """Median wall seconds and mean CPU seconds (user + system) of a run of `cmd`."""
-    return b.measure_with_cpu(cmd, trials=trials, cwd=folder)
 
 
 def run_quiet(cmd):
@@ -222,16 +219,22 @@ stop_busy = b.keep_core_busy(args.busy)  # stopped once every tool is measured
 notes = [pyvips_note] if pyvips_note else []
 
 
-def timed(name, cmd, out):
-    """Wall and CPU time, peak memory and the output's path of `cmd`, or None (with a note) when
-    the tool failed."""
-    try:
-        wall, cpu = measure(cmd, args.trials)
-    except subprocess.CalledProcessError as error:
-        failed = run_quiet(cmd)
-        notes.append(f"{name} failed: {(failed.stderr or str(error)).strip()[:300]}")
-        return None
-    return wall, cpu, b.peak_memory_mib(cmd, cwd=folder), os.path.join(folder, out)
+def timed_all(tools):
+    """For each (name, cmd, out) of `tools`, measured in turn (b.run_interleaved): the median wall
+    and mean CPU time of a run, peak memory and the output's path, or None (with a note) when the
+    tool failed."""
+    samples, failures = b.run_interleaved({name: cmd for name, cmd, _ in tools}, trials=args.trials, cwd=folder)
+    results = {}
+    for name, cmd, out in tools:
+        if name in failures:
+            failed = run_quiet(cmd)
+            notes.append(f"{name} failed: {(failed.stderr or str(failures[name])).strip()[:300]}")
+            results[name] = None
+            continue
+        walls, cpus = [wall for wall, _ in samples[name]], [cpu for _, cpu in samples[name]]
+        results[name] = (statistics.median(walls), statistics.fmean(cpus), b.peak_memory_mib(cmd, cwd=folder),
+                         os.path.join(folder, out))
+    return results
 
 
 try:
@@ -239,8 +242,9 @@ try:
           f"{b.mode_note(args.busy)})\n")
     rows = []
     base = None
+    runs = timed_all(photo_tools)
     for name, cmd, out in photo_tools:
-        if (run := timed(name, cmd, out)) is None:
+        if (run := runs[name]) is None:
             continue
         wall, cpu, mem, path = run
         base = base or wall
@@ -295,8 +299,9 @@ try:
 
     rows = []
     base = None
+    runs = timed_all(clip_tools)
     for name, cmd, out in clip_tools:
-        if (run := timed(name, cmd, out)) is None:
+        if (run := runs[name]) is None:
             continue
         wall, cpu, mem, path = run
         base = base or wall

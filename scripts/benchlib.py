@@ -75,6 +75,36 @@ def run_samples(cmd, trials=5, warmup=1, cwd=None):
     return samples
 
 
+def run_interleaved(cmds, trials=5, warmup=1, cwd=None):
+    """`run_samples` for several commands at once, taken in turn (one run of each, then again), so
+    that a slow or fast spell of a shared machine falls on every tool alike rather than on
+    whichever ran then. `cmds` maps a name to a command; a command that fails in its warm-up run is
+    left out, with its CalledProcessError. Returns ({name: samples}, {name: error})."""
+    samples, failures = {name: [] for name in cmds}, {}
+
+    def once(name):
+        cmd = cmds[name]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(cmd, shell=isinstance(cmd, str), check=True, cwd=cwd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+    for name in cmds:
+        try:
+            for _ in range(warmup):
+                once(name)
+        except subprocess.CalledProcessError as error:
+            failures[name] = error
+    working = [name for name in cmds if name not in failures]
+    for _ in range(trials):
+        for name in working:
+            samples[name].append(once(name))
+    return {name: samples[name] for name in working}, failures
+
+
 def measure(cmd, trials=5, warmup=1, cwd=None):
     """Runs `cmd` warmup + trials times; returns (median seconds, min, max)."""
     walls = [wall for wall, _ in run_samples(cmd, trials=trials, warmup=warmup, cwd=cwd)]

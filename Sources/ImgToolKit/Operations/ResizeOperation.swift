@@ -50,7 +50,7 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     /// A crop just before the resize, of a still JPEG or PNG, is resized as the image is decoded:
     /// the rows and columns outside the box are dropped as they come, and the full-size image is
     /// never made. A thumbnail of a crop of a JPEG is resized from a decode at a reduced DCT
-    /// scale, chosen for the box as for a whole image (see ``resize(_:to:displayed:_:)``).
+    /// scale, chosen for the box as a whole JPEG's thumbnail is chosen for the image.
     public func apply(to source: any FrameSource, context: OperationContext) async throws(ImgToolError)
         -> any FrameSource
     {
