@@ -64,15 +64,21 @@ def run_samples(cmd, trials=5, warmup=1, cwd=None):
     waited for (threads included), from RUSAGE_CHILDREN around that one run."""
     samples = []
     for i in range(warmup + trials):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(cmd, shell=isinstance(cmd, str), check=True, cwd=cwd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        sample = run_once(cmd, cwd=cwd)
         if i >= warmup:
-            samples.append((wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+            samples.append(sample)
     return samples
+
+
+def run_once(cmd, cwd=None):
+    """Runs `cmd` once; returns (wall seconds, CPU seconds), CPU as for `run_samples`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cmd, shell=isinstance(cmd, str), check=True, cwd=cwd,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def run_interleaved(cmds, trials=5, warmup=1, cwd=None):
@@ -81,27 +87,16 @@ def run_interleaved(cmds, trials=5, warmup=1, cwd=None):
     whichever ran then. `cmds` maps a name to a command; a command that fails in its warm-up run is
     left out, with its CalledProcessError. Returns ({name: samples}, {name: error})."""
     samples, failures = {name: [] for name in cmds}, {}
-
-    def once(name):
-        cmd = cmds[name]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(cmd, shell=isinstance(cmd, str), check=True, cwd=cwd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-
-    for name in cmds:
+    for name, cmd in cmds.items():
         try:
             for _ in range(warmup):
-                once(name)
+                run_once(cmd, cwd=cwd)
         except subprocess.CalledProcessError as error:
             failures[name] = error
     working = [name for name in cmds if name not in failures]
     for _ in range(trials):
         for name in working:
-            samples[name].append(once(name))
+            samples[name].append(run_once(cmds[name], cwd=cwd))
     return {name: samples[name] for name in working}, failures
 
 
