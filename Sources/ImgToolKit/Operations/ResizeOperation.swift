@@ -79,9 +79,8 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     }
 
     /// The thumbnail of `region` of `image` (in displayed pixels), resized to `geometry` from a
-    /// decode at a reduced DCT scale that leaves the box four times the output, or twice it when
-    /// no scale leaves four; `nil` when the codec cannot shrink as it decodes (every format but
-    /// JPEG) or no scale leaves twice the output.
+    /// decode at the reduced scale the box needs (``reducedDecode(of:leaving:times:_:)``); `nil`
+    /// when there is none.
     ///
     /// The box is carried to the smaller decode exactly, in fractions of its pixels (a stored
     /// pixel `u` of the full size is at `u / s` of a decode at 1/`s`, whatever the orientation),
@@ -89,40 +88,50 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
     private func thumbnail(
         of region: FrameRegion, in image: ImageSource, to geometry: ResizeGeometry, _ context: OperationContext
     ) throws(ImgToolError) -> (any FrameSource)? {
-        let full = PixelSize(width: image.info.width, height: image.info.height)
-        guard !image.data.isEmpty else { return nil }
+        guard let scaled = try reducedDecode(of: image, leaving: region, times: geometry.scaledSize, context) else {
+            return nil
+        }
         let (stored, orientation) = (image.info.storedSize, image.info.appliedOrientation)
+        let shown = PixelSize(width: scaled.info.width, height: scaled.info.height)
+        let scaledStored = orientation.displayedSize(of: shown)  // the same swap turns it back
+        guard
+            let denominator = [2, 4, 8].first(where: {
+                (stored.width + $0 - 1) / $0 == scaledStored.width
+                    && (stored.height + $0 - 1) / $0 == scaledStored.height
+            })
+        else { return nil }
+        // The box in the smaller decode, as displayed: its stored box divided by the scale.
+        let storedBox = orientation.storedRegion(of: region, stored: stored)
+        let s = Double(denominator)
+        let box = orientation.displayedBox(
+            x: Double(storedBox.x) / s, y: Double(storedBox.y) / s, width: Double(storedBox.width) / s,
+            height: Double(storedBox.height) / s, stored: scaledStored)
+        // The geometry's output was checked against the limits when it was resolved.
+        let resampler = Resampler(
+            checkedFrom: shown, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter,
+            linear: linear, window: Resampler.SourceWindow(x: box.x, y: box.y, width: box.width, height: box.height))
+        return try ResizedFrameSource(scaled, resampler: resampler, limits: context.limits)
+    }
+
+    /// `image` decoded at the smallest reduced scale its codec offers (a JPEG's DCT scaling)
+    /// that leaves `box` (a part of it as displayed) four times `output`, or twice it when no
+    /// scale leaves four, as vipsthumbnail does; `nil` when no scale leaves twice it, or the
+    /// codec decodes at full size only.
+    private func reducedDecode(
+        of image: ImageSource, leaving box: FrameRegion, times output: PixelSize, _ context: OperationContext
+    ) throws(ImgToolError) -> ImageSource? {
+        guard !image.data.isEmpty else { return nil }
+        let full = PixelSize(width: image.info.width, height: image.info.height)
         for margin in [4, 2] {
             // The whole image at the size that leaves the box `margin` times the output.
             let wanted = PixelSize(
-                width: (full.width * geometry.scaledSize.width * margin + region.width - 1) / region.width,
-                height: (full.height * geometry.scaledSize.height * margin + region.height - 1) / region.height)
+                width: (full.width * output.width * margin + box.width - 1) / box.width,
+                height: (full.height * output.height * margin + box.height - 1) / box.height)
             guard wanted.width < full.width, wanted.height < full.height else { continue }
             var decoding = context.decoding
             decoding.minimumSize = wanted
             let scaled = try ImageSource(data: image.data, name: image.name, limits: context.limits, options: decoding)
-            let shown = PixelSize(width: scaled.info.width, height: scaled.info.height)
-            guard shown.width < full.width else { continue }  // the codec decodes at full size
-            let scaledStored = orientation.displayedSize(of: shown)  // the same swap turns it back
-            guard
-                let denominator = [2, 4, 8].first(where: {
-                    (stored.width + $0 - 1) / $0 == scaledStored.width
-                        && (stored.height + $0 - 1) / $0 == scaledStored.height
-                })
-            else { continue }
-            // The box in the smaller decode, as displayed: its stored box divided by the scale.
-            let storedBox = orientation.storedRegion(of: region, stored: stored)
-            let s = Double(denominator)
-            let box = orientation.displayedBox(
-                x: Double(storedBox.x) / s, y: Double(storedBox.y) / s, width: Double(storedBox.width) / s,
-                height: Double(storedBox.height) / s, stored: scaledStored)
-            try context.limits.checkPixels(
-                width: geometry.crop.width, height: geometry.crop.height, what: "the resized image")
-            let resampler = Resampler(
-                checkedFrom: shown, scaledTo: geometry.scaledSize, croppedTo: geometry.crop, filter: filter,
-                linear: linear, window: Resampler.SourceWindow(x: box.x, y: box.y, width: box.width, height: box.height)
-            )
-            return try ResizedFrameSource(scaled, resampler: resampler, limits: context.limits)
+            if scaled.info.width < full.width { return scaled }
         }
         return nil
     }
@@ -132,20 +141,12 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
         _ source: any FrameSource, to geometry: ResizeGeometry, displayed: PixelSize, _ context: OperationContext
     ) throws(ImgToolError) -> any FrameSource {
         var base = source
-        if spec.isThumbnail, let image = source as? ImageSource, !image.data.isEmpty {
-            for margin in [4, 2] {
-                let loaded = PixelSize(
-                    width: geometry.scaledSize.width * margin, height: geometry.scaledSize.height * margin)
-                guard loaded.width < displayed.width, loaded.height < displayed.height else { continue }
-                var decoding = context.decoding
-                decoding.minimumSize = loaded
-                let scaled = try ImageSource(
-                    data: image.data, name: image.name, limits: context.limits, options: decoding)
-                if scaled.info.width < displayed.width {
-                    base = scaled
-                    break
-                }
-            }
+        if spec.isThumbnail, let image = source as? ImageSource,
+            let scaled = try reducedDecode(
+                of: image, leaving: FrameRegion(x: 0, y: 0, width: displayed.width, height: displayed.height),
+                times: geometry.scaledSize, context)
+        {
+            base = scaled
         }
         // The box pre-reduction of the thumbnail fast path is for images the codec did not shrink.
         let shrunk = base.info.width < displayed.width || base.info.height < displayed.height

@@ -158,7 +158,7 @@ final class ResizedFrameReader: FrameReader {
 
     func nextFrame() throws(ImgToolError) -> Frame? {
         if upcoming == nil {
-            upcoming = .success(try readBase())
+            upcoming = Result { () throws(ImgToolError) in try base.nextFrame() }
             advance()
         }
         guard let (frame, resized) = resizing else {
@@ -171,16 +171,6 @@ final class ResizedFrameReader: FrameReader {
         advance()
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled after frame \(frame.index)") }
         return Frame(info: info(for: frame), image: image)
-    }
-
-    /// The base's next frame; its error is kept for every later call.
-    private func readBase() throws(ImgToolError) -> Frame? {
-        do {
-            return try base.nextFrame()
-        } catch {
-            upcoming = .failure(error)
-            throw error
-        }
     }
 
     /// Starts resizing the upcoming frame on a second thread and composites the one after it

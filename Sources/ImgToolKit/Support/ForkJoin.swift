@@ -12,10 +12,9 @@ import Foundation
 func forkJoin<Side: Sendable, Main>(_ side: @escaping @Sendable () -> Side, alongside body: () -> Main) -> (
     side: Side, main: Main
 ) {
-    let slot = JoinSlot<Side>()
-    ForkWorker.run(side, then: slot.fill)
+    let forked = fork(side)
     let main = body()
-    return (slot.wait(), main)
+    return (forked.join(), main)
 }
 
 /// Starts `side` on a second thread (one of ``ForkWorker``'s) and returns at once; ``Forked/join()``
