@@ -27,7 +27,7 @@ struct GIFPaletteMapper {
     /// A typical distance between neighbouring palette colours, in sRGB levels.
     private let spread: Float
     /// Whether large frames are mapped in two halves on two threads (see ``parallelPixels``).
-    let inParallel: Bool
+    var inParallel: Bool
 
     private static let bayer: [Float] = {
         let matrix: [Int] = [

@@ -122,12 +122,14 @@ struct GIFWriter {
             width: info.width, height: info.height, isAnimated: shown > 1, hasTransparency: analysis.hasTransparency,
             globalTable: global)
         let colors = min(options.colors, 255)
-        /// A frame whose palette is chosen, not yet mapped.
+        /// A frame whose palette is chosen, not yet mapped (or, on a palette of its own chosen
+        /// ahead, mapped already).
         struct Chosen {
             var prepared: [UInt32]
             var previous: [UInt32]?
             var fits: Bool
             var own: GIFPaletteMapper?
+            var ownMapped: [UInt32]?
             var delay: Int
         }
         var chosen: Chosen?
@@ -135,19 +137,25 @@ struct GIFWriter {
         var ready: (target: [UInt32], delay: Int)?
         var shownIndex = 0
         let chooser = mapper.map(GIFPaletteChooser.init)
-        // When pass 1 kept every frame, the palettes of their own are chosen ahead, on a helper
-        // thread, a few frames in front of the frame this one maps and compresses (see
-        // ``OwnPalettesAhead``); otherwise each is chosen alongside the frames before it.
+        // When pass 1 kept every frame, the palettes of their own are chosen, and the frames
+        // mapped onto them, ahead, on a helper thread, a few frames in front of the frame this
+        // one compresses (see ``OwnPalettesAhead``); otherwise each is chosen alongside the
+        // frames before it.
         var ahead: OwnPalettesAhead?
         if inParallel, !analysis.droppedAny, let mapper {
             let jobs = Self.paletteJobs(analysis.kept, fits: analysis.fits, mergesRepeats: !isGIF)
-            if !jobs.isEmpty { ahead = OwnPalettesAhead(jobs: jobs, shared: mapper, colors: colors) }
+            if !jobs.isEmpty {
+                ahead = OwnPalettesAhead(
+                    jobs: jobs, shared: mapper, colors: colors, width: info.width, height: info.height,
+                    dither: options.dither)
+            }
         }
         defer { ahead?.stop() }
         var nextJob = 0
         /// The canvas to write for `frame`: itself, or mapped onto its palette.
         func map(_ frame: Chosen, displayed: [UInt32]) -> [UInt32] {
             if frame.fits { return frame.prepared }
+            if let mapped = frame.ownMapped { return mapped }
             if var own = frame.own {
                 return own.map(
                     frame.prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
@@ -191,8 +199,9 @@ struct GIFWriter {
             }
             let previous = chosen?.prepared
             var own: GIFPaletteMapper?
+            var ownMapped: [UInt32]?
             if let ahead, !fits {
-                own = try ahead.palette(nextJob)
+                ownMapped = try ahead.mapped(nextJob)
                 nextJob += 1
                 _ = try advance(alongside: nil as (@Sendable () -> Int)?)
             } else if let chooser, !fits {
@@ -200,7 +209,8 @@ struct GIFWriter {
             } else {
                 _ = try advance(alongside: nil as (@Sendable () -> Int)?)
             }
-            chosen = Chosen(prepared: prepared, previous: previous, fits: fits, own: own, delay: delay)
+            chosen = Chosen(
+                prepared: prepared, previous: previous, fits: fits, own: own, ownMapped: ownMapped, delay: delay)
         }
         // The frames before those pass 1 kept are read again; the kept ones are taken as they are.
         var kept = analysis.kept
@@ -388,12 +398,14 @@ struct GIFWriter {
 }
 
 /// Chooses the palettes of their own of an animation's frames (``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``)
-/// ahead of the writer, on a helper thread, a few frames in front of the frame the writer maps
-/// and compresses, through a ``DecodeAhead``: the two threads each keep working instead of
-/// meeting at every frame, which matters most when another process holds a core (each then runs
-/// as the scheduler allows, and a meeting waits for the slower). A palette asked for before the
-/// helper has it is chosen by the writer's thread. The palettes are the same whichever thread
-/// chooses them, so the file is the same bytes as on one thread.
+/// and maps the frames onto them, ahead of the writer, on a helper thread, a few frames in front
+/// of the frame the writer compresses, through a ``DecodeAhead``: the two threads each keep
+/// working instead of meeting at every frame, which matters most when another process holds a
+/// core (each then runs as the scheduler allows, and a meeting waits for the slower). A frame
+/// asked for before the helper has it is done by the writer's thread, so the work balances
+/// itself between the two. A frame on a palette of its own is mapped whole, without what the
+/// decoder shows before it, so neither its palette nor its mapping depends on the thread or the
+/// order: the file is the same bytes as on one thread.
 final class OwnPalettesAhead: Sendable {
     /// A frame whose palette is chosen, and the frame shown before it (`nil` for the first).
     struct Job: Sendable {
@@ -401,22 +413,30 @@ final class OwnPalettesAhead: Sendable {
         var previous: [UInt32]?
     }
 
-    private let ahead: DecodeAhead<GIFPaletteMapper?>
+    private let ahead: DecodeAhead<[UInt32]?>
 
-    /// Starts choosing the palettes of `jobs`, in order, with a copy of `shared` per thread.
-    init(jobs: [Job], shared: GIFPaletteMapper, colors: Int) {
+    /// Starts choosing the palettes of `jobs` (frames of `width` x `height`), in order, with a
+    /// copy of `shared` per thread, and mapping each frame onto its own with `dither`.
+    init(jobs: [Job], shared: GIFPaletteMapper, colors: Int, width: Int, height: Int, dither: ImageWriteOptions.Dither) {
         // One chooser (a copy of the shared mapper and its histograms) per thread at work.
         let choosers = Locked<[GIFPaletteChooser]>([])
         ahead = DecodeAhead(frameCount: jobs.count, helpers: 1) { index, _, _ in
             let chooser = choosers.withLock { $0.popLast() } ?? GIFPaletteChooser(shared: shared)
             defer { choosers.withLock { $0.append(chooser) } }
-            return chooser.ownPalette(for: jobs[index].frame, previousSource: jobs[index].previous, colors: colors)
+            let job = jobs[index]
+            guard var own = chooser.ownPalette(for: job.frame, previousSource: job.previous, colors: colors) else {
+                return nil
+            }
+            // Both threads are at work already: no frame split in halves.
+            own.inParallel = false
+            return own.map(
+                job.frame, width: width, height: height, previousSource: nil, displayed: nil, dither: dither)
         }
     }
 
-    /// The palette of job `index` (asked for in order, each once), or `nil` where one of its own
-    /// does not pay.
-    func palette(_ index: Int) throws(ImgToolError) -> GIFPaletteMapper? {
+    /// Job `index` (asked for in order, each once) mapped onto a palette of its own, or `nil`
+    /// where one does not pay.
+    func mapped(_ index: Int) throws(ImgToolError) -> [UInt32]? {
         try ahead.decoded(index, isCancelled: { Task.isCancelled })
     }
 
