@@ -417,7 +417,10 @@ final class OwnPalettesAhead: Sendable {
 
     /// Starts choosing the palettes of `jobs` (frames of `width` x `height`), in order, with a
     /// copy of `shared` per thread, and mapping each frame onto its own with `dither`.
-    init(jobs: [Job], shared: GIFPaletteMapper, colors: Int, width: Int, height: Int, dither: ImageWriteOptions.Dither) {
+    init(
+        jobs: [Job], shared: GIFPaletteMapper, colors: Int, width: Int, height: Int,
+        dither: ImageWriteOptions.Dither
+    ) {
         // One chooser (a copy of the shared mapper and its histograms) per thread at work.
         let choosers = Locked<[GIFPaletteChooser]>([])
         ahead = DecodeAhead(frameCount: jobs.count, helpers: 1) { index, _, _ in
