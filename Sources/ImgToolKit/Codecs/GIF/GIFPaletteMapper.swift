@@ -27,7 +27,7 @@ struct GIFPaletteMapper {
     /// A typical distance between neighbouring palette colours, in sRGB levels.
     private let spread: Float
     /// Whether large frames are mapped in two halves on two threads (see ``parallelPixels``).
-    var inParallel: Bool
+    let inParallel: Bool
 
     private static let bayer: [Float] = {
         let matrix: [Int] = [
@@ -124,7 +124,9 @@ struct GIFPaletteMapper {
     /// 480 wide (`scripts/bench resize`), a palette from the changed pixels with the rest kept
     /// scored butteraugli 10.0 on the worst sampled frame; the frame's own palette mapped whole,
     /// 2.8 (vips with libimagequant: 3.6), for 17% more bytes. Pixels that come out as the canvas
-    /// already shows them are still written as the transparent index by the encoder.
+    /// already shows them are still written as the transparent index by the encoder. The mapper
+    /// maps on one thread: a frame's own palette is chosen, and the frame mapped, on a thread
+    /// beside another at work (``GIFPaletteChooser/mappedOnOwnPalette(_:previousSource:colors:width:height:dither:)``).
     ///
     /// The test separates the cases it is for: frames whose colours wander away from what the
     /// animation shares (an animation resized from a GIF with a palette per frame: the shared
@@ -176,8 +178,7 @@ struct GIFPaletteMapper {
 
         scratch.whole.removeAll()
         source.withUnsafeBufferPointer { scratch.whole.addOpaque($0) }
-        return GIFPaletteMapper(
-            palette: GIFQuantizer.palette(from: scratch.whole, count: colors), inParallel: inParallel)
+        return GIFPaletteMapper(palette: GIFQuantizer.palette(from: scratch.whole, count: colors), inParallel: false)
     }
 
     /// The summed squared sRGB distance from each of `pixels` (opaque) to the colour of
@@ -472,8 +473,16 @@ final class GIFPaletteChooser: @unchecked Sendable {
         self.shared = shared
     }
 
-    /// ``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)`` of the shared mapper.
-    func ownPalette(for source: [UInt32], previousSource: [UInt32]?, colors: Int) -> GIFPaletteMapper? {
-        shared.ownPalette(for: source, previousSource: previousSource, colors: colors, scratch: self)
+    /// `source` (a frame of `width` x `height`) mapped whole onto a palette of its own with
+    /// `dither`, when one pays (``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``
+    /// of the shared mapper); otherwise `nil`. Without what the decoder shows, the result depends
+    /// on nothing but the frame, so any thread may make it.
+    func mappedOnOwnPalette(
+        _ source: [UInt32], previousSource: [UInt32]?, colors: Int, width: Int, height: Int,
+        dither: ImageWriteOptions.Dither
+    ) -> [UInt32]? {
+        guard var own = shared.ownPalette(for: source, previousSource: previousSource, colors: colors, scratch: self)
+        else { return nil }
+        return own.map(source, width: width, height: height, previousSource: nil, displayed: nil, dither: dither)
     }
 }

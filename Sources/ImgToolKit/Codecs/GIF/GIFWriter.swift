@@ -14,8 +14,8 @@
 ///    of their own where that pays, ``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``) and encoded by
 ///    ``GIFFrameEncoder`` as the rectangles that change, one frame behind the source so that
 ///    each frame knows whether the next one needs pixels cleared. With ``inParallel``, the
-///    palette of a frame's own is chosen on a second thread while this one maps and compresses
-///    the frames before it.
+///    palette of a frame's own is chosen, and the frame mapped onto it, on a second thread while
+///    this one maps and compresses the frames before it.
 ///
 /// Timing follows ``GIFTiming``; consecutive identical frames of a non-GIF source are merged
 /// and their delays summed (a GIF source read as stored keeps its frames one for one;
@@ -114,21 +114,20 @@ struct GIFWriter {
         try sink.append(head)
 
         // Pass 2: frames, in a pipeline. When a frame arrives, whether a palette of its own pays
-        // is decided, and the palette built (``GIFPaletteMapper/ownPalette(for:previousSource:colors:scratch:)``,
+        // is decided, and the palette built and the frame mapped onto it
+        // (``GIFPaletteChooser/mappedOnOwnPalette(_:previousSource:colors:width:height:dither:)``,
         // the costly step) on a second thread, while this one compresses the frame two back and
-        // maps the one before onto its palette (which needs what the decoder shows after the
-        // frame two back). The bytes are the same on one thread.
+        // maps the one before onto the shared palette (which needs what the decoder shows after
+        // the frame two back). The bytes are the same on one thread.
         var encoder = GIFFrameEncoder(
             width: info.width, height: info.height, isAnimated: shown > 1, hasTransparency: analysis.hasTransparency,
             globalTable: global)
         let colors = min(options.colors, 255)
-        /// A frame whose palette is chosen, not yet mapped (or, on a palette of its own chosen
-        /// ahead, mapped already).
+        /// A frame whose palette is chosen: mapped already when onto a palette of its own.
         struct Chosen {
             var prepared: [UInt32]
             var previous: [UInt32]?
             var fits: Bool
-            var own: GIFPaletteMapper?
             var ownMapped: [UInt32]?
             var delay: Int
         }
@@ -156,11 +155,6 @@ struct GIFWriter {
         func map(_ frame: Chosen, displayed: [UInt32]) -> [UInt32] {
             if frame.fits { return frame.prepared }
             if let mapped = frame.ownMapped { return mapped }
-            if var own = frame.own {
-                return own.map(
-                    frame.prepared, width: info.width, height: info.height, previousSource: nil, displayed: nil,
-                    dither: options.dither)
-            }
             return mapper?.map(
                 frame.prepared, width: info.width, height: info.height, previousSource: frame.previous,
                 displayed: displayed, dither: options.dither) ?? frame.prepared
@@ -198,19 +192,24 @@ struct GIFWriter {
                 return
             }
             let previous = chosen?.prepared
-            var own: GIFPaletteMapper?
             var ownMapped: [UInt32]?
             if let ahead, !fits {
                 ownMapped = try ahead.mapped(nextJob)
                 nextJob += 1
                 _ = try advance(alongside: nil as (@Sendable () -> Int)?)
             } else if let chooser, !fits {
-                own = try advance { chooser.ownPalette(for: prepared, previousSource: previous, colors: colors) } ?? nil
+                let (width, height, dither) = (info.width, info.height, options.dither)
+                ownMapped =
+                    try advance {
+                        chooser.mappedOnOwnPalette(
+                            prepared, previousSource: previous, colors: colors, width: width, height: height,
+                            dither: dither)
+                    } ?? nil
             } else {
                 _ = try advance(alongside: nil as (@Sendable () -> Int)?)
             }
             chosen = Chosen(
-                prepared: prepared, previous: previous, fits: fits, own: own, ownMapped: ownMapped, delay: delay)
+                prepared: prepared, previous: previous, fits: fits, ownMapped: ownMapped, delay: delay)
         }
         // The frames before those pass 1 kept are read again; the kept ones are taken as they are.
         var kept = analysis.kept
@@ -426,14 +425,9 @@ final class OwnPalettesAhead: Sendable {
         ahead = DecodeAhead(frameCount: jobs.count, helpers: 1) { index, _, _ in
             let chooser = choosers.withLock { $0.popLast() } ?? GIFPaletteChooser(shared: shared)
             defer { choosers.withLock { $0.append(chooser) } }
-            let job = jobs[index]
-            guard var own = chooser.ownPalette(for: job.frame, previousSource: job.previous, colors: colors) else {
-                return nil
-            }
-            // Both threads are at work already: no frame split in halves.
-            own.inParallel = false
-            return own.map(
-                job.frame, width: width, height: height, previousSource: nil, displayed: nil, dither: dither)
+            return chooser.mappedOnOwnPalette(
+                jobs[index].frame, previousSource: jobs[index].previous, colors: colors, width: width, height: height,
+                dither: dither)
         }
     }
 
