@@ -65,4 +65,75 @@ struct AtomicFileWriterTests {
         #expect(error.code == .writeFailed)
         #expect(error.input == folder + "/no/such/out.png")
     }
+
+    @Test("a FIFO is written in place, without --force, and stays a FIFO")
+    func fifoWrittenInPlace() async throws {
+        let path = folder + "/pipe"
+        #expect(mkfifo(path, 0o600) == 0)
+        // The reader opens the FIFO and reads to its end while the writer writes.
+        let reader = Task.detached { () -> [UInt8] in
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            return [UInt8](try handle.readToEnd() ?? Data())
+        }
+        try AtomicFileWriter.write(to: path, existing: .fail) { (fd) throws(ImgToolError) in
+            var sink = ByteSink(fileDescriptor: fd)
+            try sink.append(Array("through the pipe".utf8))
+        }
+        #expect(try await reader.value == Array("through the pipe".utf8))
+        #expect(AtomicFileWriter.existingKind(path) == S_IFIFO)
+        #expect(try listing() == ["pipe"])
+    }
+
+    @Test(
+        "a character device is written in place and stays one; its write errors are reported",
+        .enabled(if: getuid() == 0, "mknod needs root (CI runs as root)"))
+    func deviceWrittenInPlace() throws {
+        // Twins of /dev/null (1, 3) and /dev/full (1, 7) in the test's own folder (Linux dev_t: major << 8 | minor).
+        let null = folder + "/null"
+        let full = folder + "/full"
+        #expect(mknod(null, S_IFCHR | 0o666, 0x103) == 0)
+        #expect(mknod(full, S_IFCHR | 0o666, 0x107) == 0)
+        try AtomicFileWriter.write(to: null, existing: .replace) { (fd) throws(ImgToolError) in
+            var sink = ByteSink(fileDescriptor: fd)
+            try sink.append([UInt8](repeating: 7, count: 9000))
+        }
+        #expect(AtomicFileWriter.existingKind(null) == S_IFCHR)
+        let error = try #require(throws: ImgToolError.self) {
+            try AtomicFileWriter.write(to: full, existing: .replace) { (fd) throws(ImgToolError) in
+                var sink = ByteSink(fileDescriptor: fd)
+                try sink.append([UInt8](repeating: 7, count: 9000))
+            }
+        }
+        #expect(error.code == .writeFailed)
+        #expect(error.input == full)
+        #expect(error.description.contains("No space left on device"))
+        #expect(AtomicFileWriter.existingKind(full) == S_IFCHR)
+        #expect(try listing() == ["full", "null"])
+    }
+
+    @Test("a socket is refused before anything is written")
+    func socketRefused() throws {
+        let path = folder + "/socket"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0)
+        let error = try #require(throws: ImgToolError.self) {
+            try AtomicFileWriter.write(to: path, existing: .replace) { (_) throws(ImgToolError) in
+                Issue.record("the body ran for a socket")
+            }
+        }
+        #expect(error.description == "\(path): is a socket; imgtool writes files, character devices and FIFOs")
+        #expect(AtomicFileWriter.existingKind(path) == S_IFSOCK)
+    }
 }

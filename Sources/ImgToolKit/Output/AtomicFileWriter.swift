@@ -11,6 +11,12 @@
 /// cancellation, the temporary file is removed and the destination is untouched. A process killed
 /// in the middle leaves the old file (or none) in place, never a partial one. This mirrors
 /// swift-nio's `OpenOptions.NewFile.transactionalCreation`.
+///
+/// A destination that exists and is a character device or a FIFO (`/dev/null`, `/dev/stdout`, a
+/// named pipe) is written in place, never renamed over, whatever `existing` says: replacing it
+/// would turn `/dev/null` into a regular file. Write errors there (`ENOSPC` from `/dev/full`) are
+/// reported as any other. A block device, a socket or a folder is refused before anything is
+/// written.
 public enum AtomicFileWriter {
     /// Whether an existing destination may be replaced.
     public enum ExistingFile: Sendable {
@@ -63,14 +69,53 @@ public enum AtomicFileWriter {
         try file.commit(existing)
     }
 
-    /// A temporary file beside the destination, until it is committed or discarded.
+    /// What kind of existing file `path` names, following symbolic links: `nil` when nothing is
+    /// there (or it cannot be seen), else the `S_IFMT` bits of its mode.
+    static func existingKind(_ path: String) -> mode_t? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT
+    }
+
+    /// Whether a file of `kind` (`S_IFMT` bits) is written in place rather than replaced.
+    static func isWrittenInPlace(_ kind: mode_t) -> Bool { kind == S_IFCHR || kind == S_IFIFO }
+
+    /// Why a file of `kind` cannot be written at all, or `nil` when it can.
+    static func refusal(_ kind: mode_t) -> String? {
+        switch kind {
+        case S_IFDIR: "is a folder; name a file"
+        case S_IFBLK: "is a block device; imgtool writes files, character devices and FIFOs"
+        case S_IFSOCK: "is a socket; imgtool writes files, character devices and FIFOs"
+        default: nil
+        }
+    }
+
+    /// A temporary file beside the destination, until it is committed or discarded; or the
+    /// destination itself when it is a character device or a FIFO (``temporary`` is `nil`).
     private struct PendingFile {
         let path: String
-        let temporary: String
+        let temporary: String?
         let descriptor: Int32
 
-        /// Creates `.NAME.XXXXXX` in the destination's folder.
+        /// Creates `.NAME.XXXXXX` in the destination's folder, or opens a device or FIFO
+        /// destination for writing in place.
         init(_ path: String) throws(ImgToolError) {
+            if let kind = AtomicFileWriter.existingKind(path) {
+                if let refusal = AtomicFileWriter.refusal(kind) {
+                    throw ImgToolError(.writeFailed, refusal, input: path)
+                }
+                if AtomicFileWriter.isWrittenInPlace(kind) {
+                    let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+                    guard fd >= 0 else {
+                        throw ImgToolError(
+                            .writeFailed, "cannot open it for writing", input: path, cause: systemErrorText(errno))
+                    }
+                    self.path = path
+                    descriptor = fd
+                    temporary = nil
+                    return
+                }
+            }
             let (folder, name) = AtomicFileWriter.split(path)
             var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress.unsafelyUnwrapped) }
@@ -84,14 +129,21 @@ public enum AtomicFileWriter {
             temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
         }
 
-        /// Closes and removes the temporary file.
+        /// Closes and removes the temporary file (a device or FIFO is only closed).
         func discard() {
             close(descriptor)
-            unlink(temporary)
+            if let temporary { unlink(temporary) }
         }
 
-        /// Closes the temporary file and moves it into place; on failure it is removed.
+        /// Closes the temporary file and moves it into place; on failure it is removed. A
+        /// device or FIFO written in place is closed, its error reported.
         func commit(_ existing: ExistingFile) throws(ImgToolError) {
+            guard let temporary else {
+                if close(descriptor) != 0 {
+                    throw ImgToolError(.writeFailed, "closing it failed", input: path, cause: systemErrorText(errno))
+                }
+                return
+            }
             var committed = false
             defer {
                 if !committed { unlink(temporary) }

@@ -51,7 +51,8 @@ public struct ImageOutput: Sendable {
     /// - Throws: ``ImgToolError`` naming ``path``: `invalidArgument` when it resolves to an input
     ///   file (the same resolved path, or the same file through another link, even when replacing),
     ///   or is `-` while standard output is a terminal; `writeFailed` when it exists and
-    ///   ``replacesExisting`` is off, or is a folder.
+    ///   ``replacesExisting`` is off (a character device or a FIFO, written in place, needs no
+    ///   replacing), or is a folder, a block device or a socket.
     public func check(against inputs: [ImageInput]) throws(ImgToolError) {
         if isStandardOutput {
             guard isatty(STDOUT_FILENO) == 0 else {
@@ -77,10 +78,12 @@ public struct ImageOutput: Sendable {
             }
         }
         if exists {
-            if (outputStatus.st_mode & S_IFMT) == S_IFDIR {
-                throw ImgToolError(.writeFailed, "is a folder; name a file", input: path)
+            let kind = outputStatus.st_mode & S_IFMT
+            if let refusal = AtomicFileWriter.refusal(kind) {
+                throw ImgToolError(.writeFailed, refusal, input: path)
             }
-            if !replacesExisting {
+            // A device or FIFO is written in place (AtomicFileWriter), never replaced: no --force.
+            if !replacesExisting && !AtomicFileWriter.isWrittenInPlace(kind) {
                 throw ImgToolError(.writeFailed, "already exists; pass --force to replace it", input: path)
             }
         }
