@@ -1,5 +1,9 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The `imgtool` command: decodes, plays and composites PNG, APNG and GIF images.
 @main
 struct ImgTool: AsyncParsableCommand {
@@ -16,4 +20,32 @@ struct ImgTool: AsyncParsableCommand {
             FramesCommand.self, FormatsCommand.self, BatchCommand.self,
         ]
     )
+
+    /// Runs the command as the argument parser does, then fails when a write to standard output
+    /// failed (a full disk, `/dev/full`): exit 1 with one line saying so, where the command would
+    /// have reported success. A reader that went away (`EPIPE`, as `| head` does) ends the
+    /// process quietly with status 141, as a shell sees SIGPIPE's.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exitForOutputFailure()
+            exit(withError: error)
+        }
+        exitForOutputFailure()
+    }
+
+    /// Exits when standard output failed (see ``main()``); returns otherwise.
+    private static func exitForOutputFailure() {
+        let failure = standardOutputError.load(ordering: .relaxed)
+        guard failure != 0 else { return }
+        if failure == EPIPE { Glibc.exit(141) }
+        Console.error("error: standard output: writing failed (\(String(cString: strerror(failure))))")
+        Glibc.exit(1)
+    }
 }

@@ -64,3 +64,33 @@ struct DeviceOutputCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["pipe.png"])
     }
 }
+
+/// Commands whose standard output cannot be written fail instead of reporting success.
+@Suite("imgtool standard output errors (end to end)", .timeLimit(.minutes(5)))
+struct StandardOutputErrorCLITests {
+    /// Runs `imgtool arguments...` with standard output on `/dev/full`; returns the status and stderr.
+    static func runIntoFullDevice(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let full = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        defer { try? full.close() }
+        let errors = Pipe()
+        let process = try CLIRunner.start(arguments, stdout: full, stderr: errors)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test("info, info --json, formats, animate --json and --dry-run into /dev/full exit 1 saying so")
+    func fullStandardOutput() throws {
+        let spinner = ConvertCLITests.spinner
+        for arguments in [
+            ["info", spinner], ["info", "--json", spinner], ["formats"],
+            ["animate", spinner, "--json", "--speed", "100"], ["animate", spinner, "--dry-run"],
+        ] {
+            let run = try Self.runIntoFullDevice(arguments)
+            #expect(run.status == 1, "\(arguments)")
+            #expect(
+                run.stderr.hasSuffix("error: standard output: writing failed (No space left on device)\n"),
+                "\(arguments): \(run.stderr)")
+        }
+    }
+}

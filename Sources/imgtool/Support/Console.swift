@@ -1,12 +1,21 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
+/// The first error a write to standard output met (an errno value), or 0: recorded by
+/// ``Console`` and ``Terminal`` as they write, and turned into the exit status by
+/// ``ImgTool/main()``, so that `imgtool info a.png > /dev/full` fails instead of exiting 0.
+let standardOutputError = Atomic<Int32>(0)
+
 /// Writing to the standard streams. Data goes to stdout, diagnostics to stderr, a line each.
 enum Console {
-    /// Writes `line` and a newline to stdout.
+    /// Writes `line` and a newline to stdout; a failure is recorded in ``standardOutputError``
+    /// (and later writes are skipped: the output is already incomplete).
     static func out(_ line: String) {
-        print(line)
+        guard standardOutputError.load(ordering: .relaxed) == 0 else { return }
+        if let failure = writeAll(line + "\n", to: STDOUT_FILENO) { recordOutputFailure(failure) }
     }
 
     /// Writes `line` and a newline to stderr.
@@ -16,14 +25,27 @@ enum Console {
 
     /// Writes `text` to stderr as it is (no newline added).
     static func errorText(_ text: String) {
+        _ = writeAll(text, to: STDERR_FILENO)
+    }
+
+    /// Records `code` as standard output's error, unless one was recorded before.
+    static func recordOutputFailure(_ code: Int32) {
+        _ = standardOutputError.compareExchange(expected: 0, desired: code, ordering: .relaxed)
+    }
+
+    /// Writes all of `text` to `descriptor`, retrying short writes and interrupted calls.
+    /// Returns errno when a write fails.
+    private static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
         var text = text
-        text.withUTF8 { bytes in
+        return text.withUTF8 { bytes -> Int32? in
             var offset = 0
             while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written <= 0 { break }
+                let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return written < 0 ? errno : EIO }
                 offset += written
             }
+            return nil
         }
     }
 

@@ -145,7 +145,10 @@ struct Terminal {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { return }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    Console.recordOutputFailure(errno)
+                    return
+                }
             }
             if pendingSignal.load(ordering: .relaxed) != 0 {
                 let now = ContinuousClock.now
