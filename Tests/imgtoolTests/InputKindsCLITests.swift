@@ -134,6 +134,40 @@ struct InputKindsCLITests {
     }
 }
 
+extension InputKindsCLITests {
+    @Test("--timeout bounds the whole download: a server that drips a byte every 0.2 s is stopped")
+    func drippingServerTimesOut() throws {
+        let drip = try LoopbackProcess(
+            script: """
+                import socket, threading, time
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+                print(s.getsockname()[1], flush=True)
+                def serve(c):
+                    try:
+                        c.recv(65536)
+                        c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 100000\\r\\n\\r\\nGIF89a")
+                        while True:
+                            c.sendall(b"x"); time.sleep(0.2)
+                    except OSError:
+                        pass
+                while True:
+                    c = s.accept()[0]
+                    threading.Thread(target=serve, args=(c,), daemon=True).start()
+                """)
+        defer { drip.stop() }
+        let url = "http://127.0.0.1:\(drip.port)/drip.gif"
+        let started = ContinuousClock.now
+        let run = try CLIRunner.run(["info", url, "--timeout", "1.5"])
+        let elapsed = ContinuousClock.now - started
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("error: \(url): timed out: the download took over"), "\(run.stderr)")
+        #expect(elapsed < .seconds(6), "\(elapsed)")
+        let huge = try CLIRunner.run(["info", url, "--timeout", "1e16"])
+        #expect(huge.status == 64)
+        #expect(huge.stderr.contains("--timeout 1e+16: expected a number of seconds above 0, at most 86400"), "\(huge.stderr)")
+    }
+}
+
 /// A Python helper process that prints the loopback port it listens on, then serves until stopped,
 /// or until this process dies (it exits when its standard input closes, so it never outlives the
 /// test run or holds the runner's output open).

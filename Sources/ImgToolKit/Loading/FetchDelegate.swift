@@ -19,9 +19,9 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var expected: Int?
         var status: Int?
         var failure: ImgToolError?
-        /// When the request was started or last made progress; `nil` before it is started, so a
-        /// task that waits for a thread does not count that wait against the idle timeout.
-        var lastActivity: ContinuousClock.Instant?
+        /// When the request was started; `nil` before it is started, so a task that waits for a
+        /// thread does not count that wait against the timeout.
+        var started: ContinuousClock.Instant?
     }
 
     private let name: String
@@ -46,7 +46,7 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 let cancelled = state.withLock {
                     guard !$0.cancelled else { return true }
                     $0.continuation = continuation
-                    $0.lastActivity = .now
+                    $0.started = .now
                     return false
                 }
                 if cancelled {
@@ -66,16 +66,24 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Returns only by throwing: `network` "timed out" once nothing has happened for `idleTimeout`,
-    /// or `CancellationError` when cancelled.
-    func watch(idleTimeout: Duration) async throws {
+    /// Returns only by throwing: `network` "timed out" once `timeout` has passed since the
+    /// transfer started (whatever arrived meanwhile: a server that drips a byte at a time is
+    /// stopped too), or `CancellationError` when cancelled.
+    func watch(timeout: Duration) async throws {
         while true {
-            let last = state.withLock { $0.lastActivity } ?? .now
-            let deadline = last.advanced(by: idleTimeout)
+            guard let started = state.withLock({ $0.started }) else {
+                // Not started yet: the task is waiting for a thread.
+                try await Task.sleep(for: .milliseconds(10))
+                continue
+            }
+            let deadline = started.advanced(by: timeout)
             if ContinuousClock.now >= deadline {
                 let received = state.withLock { $0.body.count }
-                throw ImgToolError(
-                    .network, "timed out: nothing received for \(idleTimeout) (\(received) bytes so far)", input: name)
+                let message =
+                    received == 0
+                    ? "timed out: nothing received in \(timeout)"
+                    : "timed out: the download took over \(timeout) (\(received) bytes so far)"
+                throw ImgToolError(.network, message, input: name)
             }
             try await Task.sleep(until: deadline, clock: .continuous)
         }
@@ -107,7 +115,6 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
         state.withLock {
             $0.status = status
             $0.expected = bodyLength
-            $0.lastActivity = .now
             if let failure, $0.failure == nil { $0.failure = failure }
             if failure == nil, let bodyLength { $0.body.reserveCapacity(bodyLength) }
         }
@@ -118,7 +125,6 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let update: FetchProgress? = state.withLock {
             guard $0.failure == nil else { return nil }
-            $0.lastActivity = .now
             if $0.body.count + data.count > maxBytes {
                 $0.failure = ImgToolError(
                     .tooLarge,
@@ -156,7 +162,6 @@ final class FetchDelegate: NSObject, URLSessionDataDelegate, Sendable {
             task.cancel()
             return
         }
-        state.withLock { $0.lastActivity = .now }
         completionHandler(request)
     }
 

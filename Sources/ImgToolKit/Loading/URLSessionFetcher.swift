@@ -13,7 +13,8 @@ import Foundation
 ///
 /// Failures, each naming the input:
 /// - HTTP 404 and 410: `notFound`; any other status outside 200-299: `network` with the status;
-/// - nothing received for ``timeout`` seconds: `network`, "timed out";
+/// - a transfer not complete ``timeout`` after it started (a silent server, or one that drips):
+///   `network`, "timed out";
 /// - a refused connection or an unknown host: `network`;
 /// - a body shorter than its `Content-Length`: `truncated`, with both counts;
 /// - a declared `Content-Length` over ``maxBytes`` (refused before the body is read) or a body
@@ -24,8 +25,8 @@ import Foundation
 public struct URLSessionFetcher: DataFetching {
     /// Largest body accepted, in bytes. Default 512 MiB.
     public var maxBytes: Int
-    /// Seconds without any progress (connecting, or between two pieces of the body) after which a
-    /// fetch fails. Default 30.
+    /// The longest a fetch may take, from connecting to the body's last byte; past it the fetch
+    /// fails. Default 30 seconds.
     public var timeout: Duration
     /// The session configuration each fetch copies; tests register `URLProtocol` classes on it.
     /// `.ephemeral` unless one was given, made when first asked for: making one opens the cookie
@@ -43,7 +44,7 @@ public struct URLSessionFetcher: DataFetching {
     /// Creates a fetcher.
     /// - Parameters:
     ///   - maxBytes: largest body accepted; default ``defaultMaxBytes``.
-    ///   - timeout: idle timeout; default 30 seconds.
+    ///   - timeout: the longest a fetch may take in all; default 30 seconds.
     ///   - configuration: the session configuration; default (`nil`) `.ephemeral` (no cache, no
     ///     cookies), made at the first fetch.
     public init(
@@ -77,7 +78,7 @@ public struct URLSessionFetcher: DataFetching {
         let timeout = timeout
         do {
             return try await race(
-                { try await delegate.run(task) }, cancelledWhen: { try await delegate.watch(idleTimeout: timeout) })
+                { try await delegate.run(task) }, cancelledWhen: { try await delegate.watch(timeout: timeout) })
         } catch let error as ImgToolError {
             throw error.naming(name)
         } catch {

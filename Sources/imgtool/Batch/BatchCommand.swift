@@ -57,13 +57,15 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Stop at the first failed job.")
     var failFast = false
 
-    @Option(help: "Seconds a download may go without receiving anything.")
+    @Option(help: "Seconds one download may take in all, from connecting to its last byte (at most 86400).")
     var timeout: Double = 30
 
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("--jobs must be 1 or more") }
         if let shards, shards < 1 { throw ValidationError("--shards must be 1 or more") }
-        guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard timeout.isFinite, timeout > 0, timeout <= 86400 else {
+            throw ValidationError("--timeout \(timeout): expected a number of seconds above 0, at most 86400 (a day)")
+        }
     }
 
     func run() async throws {

@@ -15,7 +15,7 @@ struct BatchRunner: Sendable {
     var redo: Bool
     /// Whether the first failure stops the batch.
     var failFast: Bool
-    /// The shared fetcher's idle timeout.
+    /// The longest one download of the shared fetcher may take.
     var timeout: Duration
 
     /// What the batch did.

@@ -19,7 +19,7 @@ struct InputOptions: ParsableArguments {
     @Option(help: "Largest input accepted, in bytes (files, standard input and downloads).")
     var maxBytes: Int = ImageInput.defaultMaxBytes
 
-    @Option(help: "Seconds a download may go without receiving anything.")
+    @Option(help: "Seconds a download may take in all, from connecting to its last byte (at most 86400).")
     var timeout: Double = 30
 
     @Flag(help: "Keep pixels as stored instead of turning photos upright by their EXIF orientation (JPEG).")
@@ -30,8 +30,8 @@ struct InputOptions: ParsableArguments {
             throw ValidationError("limits must be positive")
         }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
-        guard timeout.isFinite, timeout > 0 else {
-            throw ValidationError("--timeout must be a positive number of seconds")
+        guard timeout.isFinite, timeout > 0, timeout <= 86400 else {
+            throw ValidationError("--timeout \(timeout): expected a number of seconds above 0, at most 86400 (a day)")
         }
     }
 
