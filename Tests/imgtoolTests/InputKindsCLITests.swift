@@ -164,7 +164,9 @@ extension InputKindsCLITests {
         #expect(elapsed < .seconds(6), "\(elapsed)")
         let huge = try CLIRunner.run(["info", url, "--timeout", "1e16"])
         #expect(huge.status == 64)
-        #expect(huge.stderr.contains("--timeout 1e+16: expected a number of seconds above 0, at most 86400"), "\(huge.stderr)")
+        #expect(
+            huge.stderr.contains("--timeout 1e+16: expected a number of seconds above 0, at most 86400"),
+            "\(huge.stderr)")
     }
 }
 
