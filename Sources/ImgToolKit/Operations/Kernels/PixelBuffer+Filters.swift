@@ -18,9 +18,12 @@ extension PixelBuffer {
     /// are filtered in two bands on two threads when two processors are available; the result
     /// is the same either way.
     ///
+    /// Sigmas above 10 are filtered by six extended boxes along each axis (a running sum each),
+    /// whose cost does not grow with sigma, within 2.5 levels of the same Gaussian summed exactly;
+    /// up to 10 the kernel is exact.
+    ///
     /// - Parameter sigma: The standard deviation in pixels, greater than 0 and at most 10⁶ (a
-    ///   precondition). The cost grows with it (about `12 * sigma` multiply-adds per sample), so
-    ///   callers taking it from users bound it further.
+    ///   precondition).
     /// - Returns: The blurred image, at this size and depth.
     public func blurred(sigma: Double) -> PixelBuffer {
         gaussianFiltered(.blur, sigma: sigma, threads: filterThreads)
@@ -171,19 +174,34 @@ struct GaussianFilter: Sendable {
     /// The weight of offsets `k` and `-k` at index `k`; all `2 * radius + 1` taps sum to 1.
     let weights: [Float]
     let mode: Mode
+    /// For sigmas above ``widestExact``: the boxes that stand in for the kernel.
+    let wide: ExtendedBoxGaussian?
+
+    /// The largest sigma filtered with the exact kernel (61 taps); wider ones take
+    /// ``ExtendedBoxGaussian``, whose cost does not grow with sigma, within 2.5 levels of the
+    /// exact kernel.
+    static let widestExact = 10.0
 
     init(sigma: Double, mode: Mode) {
         precondition(sigma > 0 && sigma <= 1_000_000, "sigma must be in 0 < sigma <= 1000000")
+        self.mode = mode
+        if sigma > Self.widestExact {
+            wide = ExtendedBoxGaussian(sigma: sigma)
+            radius = 0
+            weights = []
+            return
+        }
+        wide = nil
         radius = Int((3 * sigma).rounded(.up))
         let raw = (0...radius).map { k in exp(-Double(k * k) / (2 * sigma * sigma)) }
         let total = raw[0] + 2 * raw.dropFirst().reduce(0, +)
         weights = raw.map { Float($0 / total) }
-        self.mode = mode
     }
 
     /// `source` (straight RGBA rows of `width` pixels) filtered, in two bands on two threads
     /// when `threads` is 2 and there are two rows.
     func apply<S: Sample & SIMDScalar>(to source: [S], width: Int, threads: Int) -> [S] {
+        if let wide { return apply(wide, to: source, width: width, threads: threads) }
         let rowLength = width * 4
         let height = source.count / rowLength
         let split = threads > 1 && height >= 2 ? height / 2 : 0
@@ -205,6 +223,56 @@ struct GaussianFilter: Sendable {
                     }
                 ).side
                 _ = UnsafeMutableBufferPointer(rebasing: output[..<(rowLength * split)]).initialize(from: top)
+            }
+            initialized = source.count
+        }
+    }
+
+    /// `source` filtered by `boxes` along its rows, then its columns, each half of them on a
+    /// second thread when `threads` is 2; then stored as ``Mode`` says.
+    private func apply<S: Sample & SIMDScalar>(
+        _ boxes: ExtendedBoxGaussian, to source: [S], width: Int, threads: Int
+    ) -> [S] {
+        let height = source.count / (width * 4)
+        let premultiplied = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width * height)
+        defer { premultiplied.deallocate() }
+        source.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return }
+            let pixels = UnsafeRawPointer(base).assumingMemoryBound(to: SIMD4<S>.self)
+            for i in 0..<(width * height) {
+                let pixel = SIMD4<Float>(pixels[i])
+                premultiplied[i] = pixel * SIMD4<Float>(pixel[3], pixel[3], pixel[3], 1)
+            }
+        }
+        let image = UncheckedSendablePixels(base: premultiplied.baseAddress.unsafelyUnwrapped)
+        /// Filters lines `lines` (rows when `stride` is 1, else columns), each `count` long.
+        @Sendable func lines(_ lines: Range<Int>, count: Int, step: Int, stride: Int) {
+            let room = count + 2 * boxes.margin
+            let from = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: room)
+            let to = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: room)
+            defer {
+                from.deallocate()
+                to.deallocate()
+            }
+            for line in lines {
+                boxes.filter(image.base + line * step, count: count, stride: stride, scratch: (from, to))
+            }
+        }
+        for (count, lineCount, step, stride) in [(width, height, width, 1), (height, width, 1, width)] {
+            let split = threads > 1 && lineCount >= 2 ? lineCount / 2 : 0
+            if split == 0 {
+                lines(0..<lineCount, count: count, step: step, stride: stride)
+            } else {
+                _ = forkJoin(
+                    { lines(0..<split, count: count, step: step, stride: stride) },
+                    alongside: { lines(split..<lineCount, count: count, step: step, stride: stride) })
+            }
+        }
+        return [S](unsharedUninitializedCapacity: source.count) { output, initialized in
+            source.withUnsafeBufferPointer { source in
+                guard let base = source.baseAddress, let out = output.baseAddress else { return }
+                let pixels = UnsafeRawPointer(base).assumingMemoryBound(to: SIMD4<S>.self)
+                for i in 0..<(width * height) { store(premultiplied[i], over: pixels[i], into: out + i &* 4) }
             }
             initialized = source.count
         }
@@ -312,4 +380,10 @@ struct GaussianFilter: Sendable {
             out[c] = S(truncatingIfNeeded: bits)
         }
     }
+}
+
+/// The premultiplied image the box passes work on, shared by the two threads of a pass, each of
+/// which filters lines of its own (rows, then columns, with a join between).
+private struct UncheckedSendablePixels: @unchecked Sendable {
+    let base: UnsafeMutablePointer<SIMD4<Float>>
 }
