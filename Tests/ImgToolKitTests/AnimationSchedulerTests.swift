@@ -247,6 +247,19 @@ struct AnimationPlanTests {
         #expect(entries.map(\.duration.milliseconds) == [50, 70, 100, 50, 70])
     }
 
+    @Test("the timeline of ten million plays is made as it is walked, not held")
+    func lazyTimeline() throws {
+        let info = FakeFrameSource(delaysMs: [40, 60], plays: 10_000_000).info
+        let plan = try AnimationPlan(info: info, options: AnimationOptions(startIndex: 1))
+        // The first entries come at once: nothing of the twenty million is made ahead.
+        let first = Array(plan.timeline().prefix(5))
+        #expect(first.map(\.frame.index) == [1, 0, 1, 0, 1])
+        #expect(first.map(\.play) == [0, 1, 1, 2, 2])
+        #expect(first.map(\.start.milliseconds) == [0, 60, 100, 160, 200])
+        #expect(Array(plan.timeline(plays: 3)) == plan.entries(plays: 3))
+        #expect(Array(plan.timeline(plays: 0)).isEmpty)
+    }
+
     @Test(
         "options out of range",
         arguments: [

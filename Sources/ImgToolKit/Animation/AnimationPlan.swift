@@ -71,18 +71,53 @@ public struct AnimationPlan: Sendable, Hashable {
     }
 
     /// The timeline of the first `limit` plays (all plays when the animation is finite and
-    /// `limit` is `nil`; one play when it is forever and `limit` is `nil`).
+    /// `limit` is `nil`; one play when it is forever and `limit` is `nil`), as an array.
+    ///
+    /// Its size is frames x plays: for a long schedule (`--loops 10000000`) walk
+    /// ``timeline(plays:)`` instead, which makes each entry as it is asked for.
     public func entries(plays limit: Int? = nil) -> [Entry] {
-        let count = limit ?? (isForever ? 1 : plays)
-        var result: [Entry] = []
-        var offset = Duration.zero
-        for play in 0..<max(count, 0) {
-            for frame in frames where play > 0 || frame.index >= startIndex {
-                let duration = effectiveDelay(of: frame)
-                result.append(Entry(frame: frame, play: play, start: offset, duration: duration))
-                offset += duration
+        Array(timeline(plays: limit))
+    }
+
+    /// The timeline of ``entries(plays:)``, made one entry at a time: memory stays the same
+    /// whatever the number of plays.
+    public func timeline(plays limit: Int? = nil) -> Timeline {
+        Timeline(plan: self, plays: max(limit ?? (isForever ? 1 : plays), 0))
+    }
+
+    /// The entries of a number of plays, in order, computed as they are iterated.
+    public struct Timeline: Sequence, Sendable {
+        let plan: AnimationPlan
+        let plays: Int
+
+        /// Iterates the entries.
+        public func makeIterator() -> Iterator {
+            Iterator(plan: plan, plays: plays, play: 0, index: plan.startIndex, offset: .zero)
+        }
+
+        /// The next entry of a ``Timeline``.
+        public struct Iterator: IteratorProtocol, Sendable {
+            let plan: AnimationPlan
+            let plays: Int
+            var play: Int
+            var index: Int
+            var offset: Duration
+
+            /// The next entry, or `nil` after the last play.
+            public mutating func next() -> Entry? {
+                if index >= plan.frames.count {
+                    play += 1
+                    index = 0
+                }
+                guard play < plays, index < plan.frames.count else { return nil }
+                let frame = plan.frames[index]
+                let duration = plan.effectiveDelay(of: frame)
+                defer {
+                    offset += duration
+                    index += 1
+                }
+                return Entry(frame: frame, play: play, start: offset, duration: duration)
             }
         }
-        return result
     }
 }

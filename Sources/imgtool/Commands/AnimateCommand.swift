@@ -143,7 +143,9 @@ struct AnimateCommand: AsyncParsableCommand {
     /// `--dry-run`: the timeline of every play (one play when it loops forever).
     func printSchedule(_ plan: AnimationPlan) {
         if plan.isForever { Console.error("note: \(input) loops forever; the schedule shows one play") }
-        for entry in plan.entries() {
+        for entry in plan.timeline() {
+            // Once standard output has failed, the rest would be lost too (see ImgTool.main).
+            if standardOutputError.load(ordering: .relaxed) != 0 { break }
             let frame = entry.frame
             if json {
                 let line: JSONValue = [
