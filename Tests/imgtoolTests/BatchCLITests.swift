@@ -101,6 +101,38 @@ struct BatchCLITests {
         }
     }
 
+    @Test("Two jobs with one output, a job writing to -, and a frames job whose -o is a file fail before running")
+    func outputsRefusedBeforeRunning() throws {
+        let folder = try makeTemporaryFolder("batch-outputs")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("a file".utf8).write(to: URL(fileURLWithPath: folder + "/notafolder"))
+        let spinner = Self.samples + "/spinner.gif"
+        let jobs = [
+            Self.line("one", ["convert", spinner, "same.png"]),
+            Self.line("two", ["resize", spinner, "./same.png", "--width", "10"]),
+            Self.line("stdout", ["convert", spinner, "-", "--format", "png"]),
+            Self.line("frames", ["frames", spinner, "-o", "notafolder"]),
+            Self.line("fine", ["convert", spinner, "fine.gif"]),
+        ].joined(separator: "\n")
+        let run = try CLIRunner.run(["batch", "-"], in: folder, stdin: Array(jobs.utf8))
+        #expect(run.status == 1, "\(run.stderr)")
+        // Every line of standard output is a report: no image bytes among them.
+        #expect(run.lines.count == 5 && run.lines.allSatisfy { $0.hasPrefix("{") }, "\(run.stdout)")
+        let reports = Self.reports(run.stdout)
+        #expect(
+            reports["one"]?["error"] as? String
+                == "same.png is also the output of job two (line 2); give each job its own output")
+        #expect(
+            reports["two"]?["error"] as? String
+                == "./same.png is also the output of job one (line 1); give each job its own output")
+        #expect((reports["stdout"]?["error"] as? String)?.hasPrefix("writes to standard output (-)") == true)
+        #expect(reports["frames"]?["status"] as? String == "failed")
+        #expect((reports["frames"]?["error"] as? String)?.contains("notafolder") == true)
+        #expect(reports["fine"]?["status"] as? String == "ok")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/same.png"))
+        #expect(try String(contentsOfFile: folder + "/notafolder", encoding: .utf8) == "a file")
+    }
+
     @Test("A re-run skips outputs newer than their inputs; --redo runs them again")
     func rerunSkips() throws {
         let folder = try makeTemporaryFolder("batch")

@@ -99,7 +99,8 @@ struct BatchCommand: AsyncParsableCommand {
         for problem in malformed {
             Console.out(BatchRunner.report(job: problem.line, status: "failed", error: problem.description))
         }
-        let summary = try await StopSignals.cancelling { await runner.run(mine) }
+        let refused = BatchRunner.refusedOutputs(jobs)
+        let summary = try await StopSignals.cancelling { await runner.run(mine, refused: refused) }
         let shardNote = selected.map { " (shard \($0), \(jobs.count) in the file)" } ?? ""
         Console.error(
             "batch: \(mine.count) job\(mine.count == 1 ? "" : "s")\(shardNote): \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed + malformed.count) failed in \(String(format: "%.2f", summary.seconds)) s"

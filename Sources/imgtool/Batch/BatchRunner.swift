@@ -34,10 +34,15 @@ struct BatchRunner: Sendable {
         var command: Result<any BatchableCommand, JobFile.Malformed>
     }
 
-    /// Runs `jobs` and returns the counts.
-    func run(_ jobs: [Job]) async -> Summary {
+    /// Runs `jobs` and returns the counts. A job named in `refused` (by its line) fails with
+    /// that reason without running (see ``refusedOutputs(_:)``).
+    func run(_ jobs: [Job], refused: [Int: String] = [:]) async -> Summary {
         let start = ContinuousClock.now
-        let prepared = jobs.map { job in Prepared(job: job, command: Self.parse(job)) }
+        let prepared = jobs.map { job in
+            Prepared(
+                job: job,
+                command: refused[job.line].map { .failure(JobFile.Malformed(description: $0)) } ?? Self.parse(job))
+        }
         let fetcher = BatchFetcher(base: URLSessionFetcher(timeout: timeout))
         let cache = LoadedImageCache()
         var urls: [String] = []
@@ -93,6 +98,36 @@ struct BatchRunner: Sendable {
         return summary
     }
 
+    /// The jobs of `jobs` that must not run because of where they write, by line, with the reason:
+    /// every job whose output another job also writes (the last to finish would win, and both
+    /// would report ok), and every job writing to standard output (`-`), which carries the report.
+    /// Worked out over the whole job file, before any job runs, so that shards agree.
+    static func refusedOutputs(_ jobs: [Job]) -> [Int: String] {
+        var refused: [Int: String] = [:]
+        var writers: [String: [(job: Job, output: String)]] = [:]
+        var order: [String] = []
+        for job in jobs {
+            guard case .success(let command) = parse(job), let output = command.outputPath else { continue }
+            if output == "-" {
+                refused[job.line] =
+                    "writes to standard output (-), which carries the batch's report; name an output file"
+                continue
+            }
+            let key = URL(fileURLWithPath: output).standardizedFileURL.path
+            if writers[key] == nil { order.append(key) }
+            writers[key, default: []].append((job, output))
+        }
+        for key in order {
+            guard let sharing = writers[key], sharing.count > 1 else { continue }
+            for (job, output) in sharing {
+                let others = sharing.filter { $0.job.line != job.line }.map { "job \($0.job.id) (line \($0.job.line))" }
+                refused[job.line] =
+                    "\(output) is also the output of \(others.joined(separator: ", ")); give each job its own output"
+            }
+        }
+        return refused
+    }
+
     private enum Status: Sendable {
         case ok, skipped, failed
     }
@@ -134,7 +169,9 @@ struct BatchRunner: Sendable {
         case .failure(let problem):
             return (report(job: item.job.id, status: "failed", error: problem.description), .failed)
         }
-        if !redo, let output = command.outputPath, isUpToDate(output, inputs: command.inputNames) {
+        if !redo, let output = command.outputPath,
+            isUpToDate(output, inputs: command.inputNames, folder: command is FramesCommand)
+        {
             return (report(job: item.job.id, status: "skipped", output: output, bytes: size(of: output)), .skipped)
         }
         do {
@@ -173,9 +210,15 @@ struct BatchRunner: Sendable {
         return JSONValue.object(object).serialized
     }
 
-    /// Whether `output` exists and is newer than every input that is a local file.
-    static func isUpToDate(_ output: String, inputs: [String]) -> Bool {
-        guard let outputTime = modified(output) else { return false }
+    /// Whether `output` exists, is a folder when `folder` (a `frames` job's) or a file otherwise,
+    /// and is newer than every input that is a local file. An output of the wrong kind is not up
+    /// to date: the job runs and says what is wrong.
+    static func isUpToDate(_ output: String, inputs: [String], folder: Bool = false) -> Bool {
+        var status = stat()
+        guard stat(output, &status) == 0, (status.st_mode & S_IFMT) == (folder ? S_IFDIR : S_IFREG) else {
+            return false
+        }
+        let outputTime = status.st_mtim
         for name in inputs {
             guard let input = try? ImageInput(name) else { return false }
             switch input.location {
