@@ -74,6 +74,22 @@ struct OperationsCLITests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/out.gif"))
     }
 
+    @Test(
+        "Extreme numbers are usage errors, not traps: the value is bounded where it is parsed or checked before use",
+        arguments: [
+            ["--speed", "1e-20"], ["--speed", "1e-21"], ["--speed", "0.001", "--speed", "0.001", "--speed", "0.001"],
+            Array(repeating: ["--speed", "0.1"], count: 20).flatMap { $0 },
+            ["--crop", "1:30000000000000000"], ["--crop", "9223372036854775807x1+0+0"], ["--timeout", "1e16"],
+        ])
+    func extremeValues(arguments: [String]) throws {
+        let folder = try makeTemporaryFolder("ops-extreme")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try CLIRunner.run(["convert", Self.samples + "/spinner.gif", "out.gif"] + arguments, in: folder)
+        #expect(run.status == 64, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains(arguments[0]), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test("A batch job with operations writes what the command writes")
     func batch() throws {
         let folder = try makeTemporaryFolder("ops-cli")

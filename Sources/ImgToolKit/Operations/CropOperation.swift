@@ -17,6 +17,10 @@ public struct CropOperation: FrameOperation, Hashable, Codable {
         self.box = box
     }
 
+    /// The largest side, offset or ratio term `--crop` takes (2³¹ - 1): every sum and product of
+    /// them and an image's sides stays far inside `Int`.
+    public static let largestValue = Int(Int32.max)
+
     /// Parses `WxH+X+Y` or `W:H`.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming `--crop` and the value.
     public init(parsing text: String) throws(ImgToolError) {
@@ -25,6 +29,11 @@ public struct CropOperation: FrameOperation, Hashable, Codable {
         if let colon = text.firstIndex(of: ":") {
             guard let w = Int(text[..<colon]), let h = Int(text[text.index(after: colon)...]), w > 0, h > 0 else {
                 throw bad
+            }
+            // The ratio's terms multiply the image's sides: keep them where that cannot overflow.
+            guard w <= Self.largestValue, h <= Self.largestValue else {
+                throw ImgToolError(
+                    .invalidArgument, "--crop \(text): the ratio's terms must be at most \(Self.largestValue)")
             }
             self.init(.aspect(width: w, height: h))
             return
@@ -35,6 +44,10 @@ public struct CropOperation: FrameOperation, Hashable, Codable {
         guard sides.count == 2, let w = Int(sides[0]), let h = Int(sides[1]) else { throw bad }
         guard w > 0, h > 0 else {
             throw ImgToolError(.invalidArgument, "--crop \(text): the box must be at least 1x1")
+        }
+        guard [w, h, x, y].allSatisfy({ $0 <= Self.largestValue }) else {
+            throw ImgToolError(
+                .invalidArgument, "--crop \(text): sides and offsets must be at most \(Self.largestValue) pixels")
         }
         self.init(.exact(FrameRegion(x: x, y: y, width: w, height: h)))
     }

@@ -11,14 +11,19 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
     /// How many times the animation plays, 0 forever.
     case loops(Int)
 
-    /// Parses `--speed X` (or `Xx`).
+    /// The longest delay a timing step may make: 2³¹ - 1 ms (24.8 days), the most a signed
+    /// 32-bit millisecond count holds; no image format holds more.
+    public static let longestDelayMilliseconds = Double(Int32.max)
+
+    /// Parses `--speed X` (or `Xx`), a factor from 0.001 to 1000.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
     public static func speed(parsing text: String) throws(ImgToolError) -> TimingOperation {
         guard let factor = Double(text.hasSuffix("x") ? String(text.dropLast()) : text), factor.isFinite,
-            factor > 0, factor <= 1000
+            factor >= 0.001, factor <= 1000
         else {
             throw ImgToolError(
-                .invalidArgument, "--speed \(text): expected a factor above 0 and at most 1000 (2 plays twice as fast)")
+                .invalidArgument,
+                "--speed \(text): expected a factor from 0.001 to 1000 (2 plays twice as fast, 0.5 half as fast)")
         }
         return .speed(factor)
     }
@@ -51,6 +56,17 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
         info.framesAreDerived = true
         switch self {
         case .speed(let factor):
+            guard factor.isFinite, factor > 0 else {
+                throw ImgToolError(.invalidArgument, "--speed \(factor): expected a factor above 0")
+            }
+            // Checked before dividing: a chain of slow-downs (--speed 0.001 seven times) must end
+            // in a clear error, not a delay no integer holds.
+            for frame in info.frames where frame.delay.milliseconds / factor > Self.longestDelayMilliseconds {
+                throw ImgToolError(
+                    .invalidArgument,
+                    "--speed \(factor): frame \(frame.index) would be shown for \(Int((frame.delay.milliseconds / factor / 1000).rounded())) s, "
+                        + "longer than any format holds (\(Int(Self.longestDelayMilliseconds) / 1000) s)")
+            }
             info.frames = info.frames.map { frame in
                 var frame = frame
                 frame.delay = frame.delay / factor
