@@ -94,3 +94,23 @@ struct StandardOutputErrorCLITests {
         }
     }
 }
+
+/// Inputs that never end: bytes no codec recognises are refused as soon as they are sniffed.
+@Suite("imgtool endless inputs (end to end)", .timeLimit(.minutes(5)))
+struct EndlessInputCLITests {
+    @Test("/dev/zero as a file and as standard input is refused at once, whatever --max-bytes allows")
+    func devZeroRefusedAtOnce() throws {
+        let file = try CLIRunner.run(["info", "/dev/zero", "--max-bytes", "9223372036854775807"])
+        #expect(file.status == 1)
+        #expect(file.stderr.hasPrefix("error: /dev/zero: not a PNG, GIF, JPEG"), "\(file.stderr)")
+        let zero = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/zero"))
+        defer { try? zero.close() }
+        let errors = Pipe()
+        let process = try CLIRunner.start(
+            ["info", "-", "--max-bytes", "9223372036854775807"], stdin: zero, stderr: errors)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(text.hasPrefix("error: -: not a PNG, GIF, JPEG"), "\(text)")
+    }
+}

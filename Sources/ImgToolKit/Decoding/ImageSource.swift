@@ -33,16 +33,7 @@ public struct ImageSource: FrameSource, RowStreamingSource {
         self.name = name
         self.data = data
         do throws(ImgToolError) {
-            guard let codec = registry.codec(sniffing: Array(data.prefix(CodecRegistry.sniffLength))) else {
-                if data.count >= 4 && data[1...3].elementsEqual("PNG".utf8) {
-                    let head = Self.hex(data.prefix(8))
-                    throw ImgToolError(
-                        .corrupt,
-                        "corrupt PNG signature \(head), expected 89 50 4e 47 0d 0a 1a 0a (damaged by a text-mode transfer?)"
-                    )
-                }
-                throw ImgToolError(.unsupportedFormat, Self.unknownFormatMessage(data, registry: registry))
-            }
+            let codec = try Self.codec(recognising: Array(data.prefix(CodecRegistry.sniffLength)), registry: registry)
             base = try codec.makeSource(data: data, limits: limits, options: options)
         } catch {
             throw error.naming(name)
@@ -74,6 +65,9 @@ public struct ImageSource: FrameSource, RowStreamingSource {
             var head = [UInt8](repeating: 0, count: CodecRegistry.sniffLength)
             let count = pread(descriptor, &head, head.count, 0)
             let codec = count > 0 ? registry.codec(sniffing: Array(head.prefix(count))) : nil
+            // Bytes no codec recognises are refused now, before reading on: a device that never
+            // ends (/dev/zero) would otherwise be read up to --max-bytes first.
+            if codec == nil && count == head.count { _ = try Self.codec(recognising: head, registry: registry) }
             if let codec,
                 let direct = try codec.makeSource(path: path, descriptor: descriptor, limits: limits, options: options)
             {
@@ -137,6 +131,21 @@ public struct ImageSource: FrameSource, RowStreamingSource {
         } catch {
             throw error.naming(name)
         }
+    }
+
+    /// The codec that recognises `head` (the first ``CodecRegistry/sniffLength`` bytes, or all
+    /// of a shorter input).
+    /// - Throws: ``ImgToolError``: `corrupt` for a PNG signature damaged by a text-mode transfer,
+    ///   `unsupportedFormat` naming the formats read and the first bytes.
+    static func codec(recognising head: [UInt8], registry: CodecRegistry) throws(ImgToolError) -> any ImageCodec {
+        if let codec = registry.codec(sniffing: head) { return codec }
+        if head.count >= 4 && head[1...3].elementsEqual("PNG".utf8) {
+            throw ImgToolError(
+                .corrupt,
+                "corrupt PNG signature \(hex(head.prefix(8))), expected 89 50 4e 47 0d 0a 1a 0a (damaged by a text-mode transfer?)"
+            )
+        }
+        throw ImgToolError(.unsupportedFormat, unknownFormatMessage(head, registry: registry))
     }
 
     static func unknownFormatMessage(_ data: [UInt8], registry: CodecRegistry = .standard) -> String {

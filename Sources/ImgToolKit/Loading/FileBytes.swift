@@ -10,18 +10,29 @@ enum FileBytes {
     static let maxBytes = 2 << 30
 
     /// The contents of the file at `path`.
-    /// - Throws: ``ImgToolError`` naming `path`: `notFound`, `unreadable` or `tooLarge`.
-    static func read(_ path: String, maxBytes: Int = maxBytes) throws(ImgToolError) -> [UInt8] {
+    /// - Parameters:
+    ///   - checkHead: called with the first ``CodecRegistry/sniffLength`` bytes as soon as they
+    ///     have arrived (with all of a shorter file at its end); what it throws ends the read, so
+    ///     a stream that is not an image is refused before it is read whole.
+    /// - Throws: ``ImgToolError`` naming `path`: `notFound`, `unreadable` or `tooLarge`, or what
+    ///   `checkHead` throws.
+    static func read(
+        _ path: String, maxBytes: Int = maxBytes, checkHead: (([UInt8]) throws(ImgToolError) -> Void)? = nil
+    ) throws(ImgToolError) -> [UInt8] {
         let (fd, declared) = try open(path, maxBytes: maxBytes)
         defer { close(fd) }
-        return try read(fd, declaredSize: declared, path: path, maxBytes: maxBytes)
+        return try read(fd, declaredSize: declared, path: path, maxBytes: maxBytes, checkHead: checkHead)
     }
 
     /// The rest of the file open as `fd`, from its current offset; `declaredSize` (from `fstat`)
-    /// sizes the first read. Errors name `path`.
-    static func read(_ fd: Int32, declaredSize declared: Int, path: String, maxBytes: Int = maxBytes)
+    /// sizes the first read. Errors name `path`; `checkHead` as in ``read(_:maxBytes:checkHead:)``.
+    static func read(
+        _ fd: Int32, declaredSize declared: Int, path: String, maxBytes: Int = maxBytes,
+        checkHead: (([UInt8]) throws(ImgToolError) -> Void)? = nil
+    )
         throws(ImgToolError) -> [UInt8]
     {
+        var headChecked = checkHead == nil
         // Read straight into an array of the declared size, then keep reading in case the
         // file grew (or is a pipe-like file whose size stat does not know).
         var bytes = try [UInt8](unsharedUninitializedCapacity: max(declared, 0)) {
@@ -47,6 +58,10 @@ enum FileBytes {
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
+            if !headChecked, bytes.count >= CodecRegistry.sniffLength, let checkHead {
+                headChecked = true
+                try checkHead(Array(bytes.prefix(CodecRegistry.sniffLength)))
+            }
             if bytes.count > maxBytes {
                 throw ImgToolError(
                     .tooLarge, "file is over the limit of \(maxBytes) bytes", input: path, limit: .bytes)

@@ -37,7 +37,9 @@ extension ImageInput {
                     contentsOf: path, name: name, maxBytes: maxBytes, limits: limits, options: decoding,
                     registry: registry)
             case .standardInput:
-                bytes = try FileBytes.read("/dev/stdin", maxBytes: maxBytes)
+                bytes = try FileBytes.read("/dev/stdin", maxBytes: maxBytes) { (head) throws(ImgToolError) in
+                    _ = try ImageSource.codec(recognising: head, registry: registry)
+                }
             case .memory(let data):
                 guard data.count <= maxBytes else {
                     throw ImgToolError(
