@@ -23,9 +23,12 @@ struct ImgTool: AsyncParsableCommand {
 
     /// Runs the command as the argument parser does, then fails when a write to standard output
     /// failed (a full disk, `/dev/full`): exit 1 with one line saying so, where the command would
-    /// have reported success. A reader that went away (`EPIPE`, as `| head` does) ends the
-    /// process quietly with status 141, as a shell sees SIGPIPE's.
+    /// have reported success. SIGPIPE is ignored: a reader that went away (`EPIPE`, as `| head`
+    /// does) ends the process quietly with status 141, as a shell sees SIGPIPE's, once the
+    /// outputs not yet committed are taken back.
     static func main() async {
+        // A closed pipe is an error to handle (EPIPE), not a death: see Console.exitIfReaderGone.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

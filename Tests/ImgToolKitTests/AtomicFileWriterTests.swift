@@ -136,4 +136,37 @@ struct AtomicFileWriterTests {
         #expect(error.description == "\(path): is a socket; imgtool writes files, character devices and FIFOs")
         #expect(AtomicFileWriter.existingKind(path) == S_IFSOCK)
     }
+
+    @Test("a closed gate keeps the old file: the temporary file goes at once and nothing is moved into place")
+    func closedGateKeepsOld() throws {
+        let path = folder + "/out.png"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        let gate = OutputGate()
+        let error = try #require(throws: ImgToolError.self) {
+            try AtomicFileWriter.write(to: path, existing: .replace, gate: gate) { (fd) throws(ImgToolError) in
+                _ = write(fd, "new", 3)
+                // A stop signal while the encoder writes: its temporary file is removed now.
+                #expect(try! listing().count == 2)
+                #expect(gate.close().count == 1)
+                #expect(try! listing() == ["out.png"])
+                _ = write(fd, "more", 4)
+            }
+        }
+        #expect(error.code == .cancelled)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
+        #expect(try listing() == ["out.png"])
+        // Once closed, nothing more is written at all.
+        let later = try #require(throws: ImgToolError.self) {
+            try AtomicFileWriter.write(to: folder + "/other.png", gate: gate) { (_) throws(ImgToolError) in
+                Issue.record("the body ran after the gate closed")
+            }
+        }
+        #expect(later.code == .cancelled)
+        #expect(try listing() == ["out.png"])
+        // Another gate is unaffected.
+        try AtomicFileWriter.write(to: folder + "/other.png", gate: OutputGate()) { (fd) throws(ImgToolError) in
+            _ = write(fd, "x", 1)
+        }
+        #expect(try listing() == ["other.png", "out.png"])
+    }
 }

@@ -61,3 +61,52 @@ struct StopSignalTests {
         #expect(left == ["anim.png"])
     }
 }
+
+/// Ctrl-C during a long encode inside a C library (zlib at level 9, libwebp, libaom, libjxl),
+/// which looks at no cancellation: the command still stops within a second, the file it would
+/// have replaced is left byte for byte, and no temporary file is left.
+@Suite("Stop signals during long encodes", .serialized, .timeLimit(.minutes(5)))
+struct StopSignalEncodeTests {
+    /// A 2000x1500 noise PNG, made once: slow to compress in every format.
+    static let noise = Result<String, any Error> {
+        try makeTemporaryFile(
+            try PNGEncoder(compressionLevel: 1).encode(TestImages.noise8(width: 2000, height: 1500, seed: 3)),
+            name: "noise.png")
+    }
+
+    @Test(
+        "SIGINT into a long encode over an existing output: exit 130 at once, the old file intact, nothing left",
+        arguments: [
+            (["out.png", "--level", "9"], 0.5), (["out.webp", "--lossless", "--level", "9"], 0.5),
+            (["out.avif", "--lossless", "--level", "9"], 0.5), (["out.jxl", "--lossless", "--level", "9"], 0.5),
+            (["out.avif", "--lossless", "--level", "9"], 2.0),
+        ])
+    func interruptedEncode(output: [String], after seconds: Double) throws {
+        let folder = try makeTemporaryFolder("stop-encode")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: try Self.noise.get(), toPath: folder + "/noise.png")
+        let name = output[0]
+        try Data("the user's file".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+        let process = try CLIRunner.start(["convert", "noise.png"] + output + ["--force"], in: folder)
+        // The shell waits until the encoder's temporary file exists, then `seconds` more.
+        let script = """
+            for i in $(seq 3000); do
+                if ls .\(name).* >/dev/null 2>&1; then break; fi
+                sleep 0.01
+            done
+            sleep \(seconds)
+            if kill -0 "$0" 2>/dev/null; then kill -INT "$0"; echo sent; fi
+            """
+        let watcher = try CLIRunner.run(
+            program: "/bin/sh", ["-c", script, String(process.processIdentifier)], in: folder)
+        let sent = ContinuousClock.now
+        process.waitUntilExit()
+        let elapsed = ContinuousClock.now - sent
+        #expect(watcher.stdout == "sent\n", "\(name) finished before the signal: the test proves nothing")
+        #expect(process.terminationStatus == 130)
+        // 0.7 s of grace, then the process exits; the bound leaves room for a loaded machine.
+        #expect(elapsed < .seconds(3), "\(name): exited \(elapsed) after SIGINT")
+        #expect(try String(contentsOfFile: folder + "/" + name, encoding: .utf8) == "the user's file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [name, "noise.png"].sorted())
+    }
+}

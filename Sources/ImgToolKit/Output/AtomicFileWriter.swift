@@ -12,6 +12,9 @@
 /// in the middle leaves the old file (or none) in place, never a partial one. This mirrors
 /// swift-nio's `OpenOptions.NewFile.transactionalCreation`.
 ///
+/// A stop signal closes the ``OutputGate``: from then on nothing is moved into place, and every
+/// temporary file still open is removed at once.
+///
 /// A destination that exists and is a character device or a FIFO (`/dev/null`, `/dev/stdout`, a
 /// named pipe) is written in place, never renamed over, whatever `existing` says: replacing it
 /// would turn `/dev/null` into a regular file. Write errors there (`ENOSPC` from `/dev/full`) are
@@ -31,13 +34,15 @@ public enum AtomicFileWriter {
     /// - Parameters:
     ///   - path: the destination.
     ///   - existing: what to do when `path` already exists.
+    ///   - gate: the gate the file is committed through (``OutputGate/shared`` by default).
     ///   - body: writes the content; the descriptor is closed afterwards.
-    /// - Throws: ``ImgToolError`` naming `path`: `writeFailed` (with errno's text) or whatever `body` throws.
+    /// - Throws: ``ImgToolError`` naming `path`: `writeFailed` (with errno's text), `cancelled`
+    ///   when `gate` is closed before the file is in place, or whatever `body` throws.
     public static func write(
-        to path: String, existing: ExistingFile = .replace,
+        to path: String, existing: ExistingFile = .replace, gate: OutputGate = .shared,
         _ body: (Int32) throws(ImgToolError) -> Void
     ) throws(ImgToolError) {
-        let file = try PendingFile(path)
+        let file = try PendingFile(path, gate: gate)
         do {
             try body(file.descriptor)
         } catch {
@@ -53,13 +58,15 @@ public enum AtomicFileWriter {
     /// - Parameters:
     ///   - path: the destination.
     ///   - existing: what to do when `path` already exists.
+    ///   - gate: the gate the file is committed through (``OutputGate/shared`` by default).
     ///   - body: writes the content; the descriptor is closed afterwards.
-    /// - Throws: ``ImgToolError`` naming `path`: `writeFailed` (with errno's text) or whatever `body` throws.
+    /// - Throws: ``ImgToolError`` naming `path`: `writeFailed` (with errno's text), `cancelled`
+    ///   when `gate` is closed before the file is in place, or whatever `body` throws.
     public static func write(
-        to path: String, existing: ExistingFile = .replace,
+        to path: String, existing: ExistingFile = .replace, gate: OutputGate = .shared,
         _ body: (Int32) async throws(ImgToolError) -> Void
     ) async throws(ImgToolError) {
-        let file = try PendingFile(path)
+        let file = try PendingFile(path, gate: gate)
         do {
             try await body(file.descriptor)
         } catch {
@@ -96,10 +103,14 @@ public enum AtomicFileWriter {
         let path: String
         let temporary: String?
         let descriptor: Int32
+        let gate: OutputGate
+        /// The temporary file's registration with ``gate``.
+        var token: Int?
 
         /// Creates `.NAME.XXXXXX` in the destination's folder, or opens a device or FIFO
         /// destination for writing in place.
-        init(_ path: String) throws(ImgToolError) {
+        init(_ path: String, gate: OutputGate) throws(ImgToolError) {
+            self.gate = gate
             if let kind = AtomicFileWriter.existingKind(path) {
                 if let refusal = AtomicFileWriter.refusal(kind) {
                     throw ImgToolError(.writeFailed, refusal, input: path)
@@ -113,6 +124,7 @@ public enum AtomicFileWriter {
                     self.path = path
                     descriptor = fd
                     temporary = nil
+                    token = nil
                     return
                 }
             }
@@ -124,15 +136,23 @@ public enum AtomicFileWriter {
                     .writeFailed, "cannot create a temporary file in \(folder)", input: path,
                     cause: systemErrorText(errno))
             }
+            let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
+            guard let token = gate.register(temporary) else {
+                close(fd)
+                unlink(temporary)
+                throw ImgToolError(.cancelled, "stopped before writing", input: path)
+            }
             self.path = path
             self.descriptor = fd
-            temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress.unsafelyUnwrapped) }
+            self.temporary = temporary
+            self.token = token
         }
 
         /// Closes and removes the temporary file (a device or FIFO is only closed).
         func discard() {
             close(descriptor)
             if let temporary { unlink(temporary) }
+            if let token { gate.unregister(token) }
         }
 
         /// Closes the temporary file and moves it into place; on failure it is removed. A
@@ -146,7 +166,10 @@ public enum AtomicFileWriter {
             }
             var committed = false
             defer {
-                if !committed { unlink(temporary) }
+                if !committed {
+                    unlink(temporary)
+                    if let token { gate.unregister(token) }
+                }
             }
             // mkstemp creates 0600; give the file the mode a plain create would have.
             let mask = umask(0)
@@ -156,23 +179,25 @@ public enum AtomicFileWriter {
                 throw ImgToolError(
                     .writeFailed, "closing the temporary file failed", input: path, cause: systemErrorText(errno))
             }
-            switch existing {
-            case .replace:
-                guard rename(temporary, path) == 0 else {
-                    throw ImgToolError(
-                        .writeFailed, "cannot move the new file into place", input: path,
-                        cause: systemErrorText(errno))
+            // Moved into place only while the output gate is open (a stop signal closes it).
+            var failure: Int32 = 0
+            let open = gate.commit(token ?? 0) {
+                switch existing {
+                case .replace:
+                    if rename(temporary, path) != 0 { failure = errno }
+                case .fail:
+                    if link(temporary, path) == 0 { unlink(temporary) } else { failure = errno }
                 }
-            case .fail:
-                guard link(temporary, path) == 0 else {
-                    let code = errno
-                    let message =
-                        code == EEXIST
-                        ? "already exists; pass --force to replace it" : "cannot move the new file into place"
-                    throw ImgToolError(
-                        .writeFailed, message, input: path, cause: code == EEXIST ? nil : systemErrorText(code))
-                }
-                unlink(temporary)
+            }
+            guard open else {
+                throw ImgToolError(.cancelled, "stopped before the new file was moved into place", input: path)
+            }
+            if failure != 0 {
+                let exists = existing == .fail && failure == EEXIST
+                throw ImgToolError(
+                    .writeFailed,
+                    exists ? "already exists; pass --force to replace it" : "cannot move the new file into place",
+                    input: path, cause: exists ? nil : systemErrorText(failure))
             }
             committed = true
         }

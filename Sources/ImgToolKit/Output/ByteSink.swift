@@ -31,15 +31,21 @@ public struct ByteSink: Sendable {
         target = .memory
     }
 
+    /// The message of the `writeFailed` error thrown when the output is a pipe whose reader has
+    /// gone (`EPIPE`, with SIGPIPE ignored): the command line ends quietly then, as a process
+    /// killed by SIGPIPE would.
+    public static let readerGone = "the reader of the output went away"
+
     /// Writes all of `data`, retrying short writes and interrupted calls.
     /// The corresponding C function is `write`.
-    /// - Throws: ``ImgToolError`` `writeFailed` with errno's text.
+    /// - Throws: ``ImgToolError`` `writeFailed` with errno's text (``readerGone`` for `EPIPE`).
     public mutating func append(_ data: [UInt8]) throws(ImgToolError) {
         switch target {
         case .memory:
             bytes.append(contentsOf: data)
         case .descriptor(let descriptor, _):
             if let failure = Self.writeAll(data, to: descriptor, at: nil) {
+                if failure == EPIPE { throw ImgToolError(.writeFailed, Self.readerGone) }
                 throw ImgToolError(.writeFailed, "writing the output failed", cause: systemErrorText(failure))
             }
         }

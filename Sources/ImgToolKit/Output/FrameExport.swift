@@ -65,6 +65,11 @@ public struct FrameExport: Sendable {
             throw error
         }
         var written: [String] = []
+        // Each frame written stays registered with the output gate until the whole export is
+        // done, so that a stop signal takes back the frames so far even if the process exits
+        // before this function unwinds.
+        var registrations: [Int] = []
+        defer { for token in registrations { OutputGate.shared.unregister(token) } }
         do throws(ImgToolError) {
             try await withOrderedWindow(
                 width: Self.encodersInFlight,
@@ -84,7 +89,13 @@ public struct FrameExport: Sendable {
                     try await output.write(StillImageSource(frame.image, describedBy: info), options: options)
                     return output.path
                 },
-                consume: { written.append($0) },
+                consume: { path throws(ImgToolError) in
+                    written.append(path)
+                    guard let token = OutputGate.shared.register(path) else {
+                        throw ImgToolError(.cancelled, "stopped after writing \(path)")
+                    }
+                    registrations.append(token)
+                },
                 discard: { unlink($0) })
         } catch {
             for path in written { unlink(path) }

@@ -1,3 +1,4 @@
+import ImgToolKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,6 +19,16 @@ enum Console {
         if let failure = writeAll(line + "\n", to: STDOUT_FILENO) { recordOutputFailure(failure) }
     }
 
+    /// Ends the process as SIGPIPE would (status 141) once the reader of standard output has
+    /// gone (`EPIPE`; SIGPIPE itself is ignored, see ``ImgTool/main()``), after taking back every
+    /// output not yet committed: a batch whose report is cut off by `| head` leaves no temporary
+    /// file behind.
+    static func exitIfReaderGone(_ code: Int32) {
+        guard code == EPIPE else { return }
+        OutputGate.shared.close()
+        _exit(141)
+    }
+
     /// Writes `line` and a newline to stderr.
     static func error(_ line: String) {
         errorText(line + "\n")
@@ -30,6 +41,7 @@ enum Console {
 
     /// Records `code` as standard output's error, unless one was recorded before.
     static func recordOutputFailure(_ code: Int32) {
+        exitIfReaderGone(code)
         _ = standardOutputError.compareExchange(expected: 0, desired: code, ordering: .relaxed)
     }
 

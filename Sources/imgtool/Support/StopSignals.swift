@@ -1,5 +1,10 @@
 import ArgumentParser
+import Foundation
 import ImgToolKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Lets commands that write files stop cleanly on SIGINT, SIGTERM and SIGHUP: the signal
 /// cancels the work instead of killing the process, so its cleanup runs (a half-written
@@ -16,6 +21,7 @@ enum StopSignals {
         do {
             return try await cancelling(body)
         } catch let error as ImgToolError {
+            if error.code == .writeFailed && error.message == ByteSink.readerGone { Console.exitIfReaderGone(EPIPE) }
             Console.error("error: \(error.commandLineDescription)")
             throw ExitCode.failure
         }
@@ -31,6 +37,7 @@ enum StopSignals {
     ) async throws -> Value {
         var trap = SignalTrap()
         trap.install(resizes: false)
+        let workEnded = Locked(false)
         let watcher = InputWatcher(readingKeys: false)
         defer {
             watcher.stop()
@@ -47,9 +54,15 @@ enum StopSignals {
             cancelledWhen: {
                 // Ends with the first stop signal, or when cancelled because the work ended.
                 for await event in watcher.events {
-                    if case .stopSignal = event { return }
+                    if case .stopSignal = event {
+                        // Nothing is committed from now on, and every temporary file goes now.
+                        OutputGate.shared.close()
+                        abandonAfterGrace(workEnded: workEnded)
+                        return
+                    }
                 }
             })
+        workEnded.withLock { $0 = true }
         switch result {
         case .success(let value):
             return value
@@ -59,6 +72,27 @@ enum StopSignals {
             throw error
         case nil:
             preconditionFailure("the work's task always returns a result")
+        }
+    }
+
+    /// How long work cancelled by a stop signal may take to wind down before the process exits
+    /// without it: an encode inside a C library (libaom, libjxl, zlib at level 9) does not look
+    /// at cancellation, and may run for minutes.
+    static let grace = Duration.milliseconds(700)
+
+    /// Exits the process with 128 + the pending signal once ``grace`` has passed, unless
+    /// `workEnded` is set by then. The output gate is closed already, so nothing the abandoned
+    /// work does can reach the user's files, and its temporary files are gone.
+    private static func abandonAfterGrace(workEnded: Locked<Bool>) {
+        Thread.detachNewThread {
+            let deadline = ContinuousClock.now.advanced(by: grace)
+            while ContinuousClock.now < deadline {
+                if workEnded.withLock({ $0 }) { return }
+                usleep(10_000)
+            }
+            guard !workEnded.withLock({ $0 }) else { return }
+            OutputGate.shared.close()
+            _exit(128 + max(pendingSignal.load(ordering: .relaxed), 1))
         }
     }
 }
