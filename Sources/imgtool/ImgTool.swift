@@ -16,4 +16,38 @@ struct ImgTool: AsyncParsableCommand {
             FramesCommand.self, FormatsCommand.self, BatchCommand.self,
         ]
     )
+
+    /// Parses as argument-parser's `main` does, after ``UsageSuggestions/check(_:)`` has looked for
+    /// unknown commands and options; a usage error found while running (an animation written as
+    /// JPEG) shows the usage of the command that found it rather than the root's.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var command: any ParsableCommand
+        do {
+            command = try parseChecked(arguments)
+        } catch let unknown as UsageSuggestions.UnknownName {
+            UsageSuggestions.exit(message: unknown.message, command: unknown.command)
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ValidationError {
+            UsageSuggestions.exit(message: error.message, command: type(of: command))
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// `parseAsRoot(arguments)` after ``UsageSuggestions/check(_:)``; a batch parses its jobs
+    /// with it too.
+    /// - Throws: ``UsageSuggestions/UnknownName``, or argument-parser's errors.
+    static func parseChecked(_ arguments: [String]) throws -> any ParsableCommand {
+        try UsageSuggestions.check(arguments)
+        return try parseAsRoot(arguments)
+    }
 }

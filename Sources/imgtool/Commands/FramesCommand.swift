@@ -9,7 +9,8 @@ struct FramesCommand: BatchableCommand {
         discussion: """
             Frames are composited as a player shows them and written as PNG, or in the format \
             --format names (any format imgtool writes: see imgtool formats). DIR is created when \
-            missing; when the input is rejected, or SIGINT, SIGTERM or SIGHUP stops the command \
+            missing; a frame file that exists there is replaced only with --force (without it, \
+            nothing is written and the first such file is named); when the input is rejected, or SIGINT, SIGTERM or SIGHUP stops the command \
             (exit status 128+N), the frames written so far are removed and no empty DIR is left \
             behind.
             """
@@ -20,6 +21,9 @@ struct FramesCommand: BatchableCommand {
 
     @Option(name: [.short, .customLong("output")], help: "The folder to write frames into.")
     var output: String
+
+    @Flag(help: "Replace frame files that exist in the folder.")
+    var force = false
 
     @Option(help: "The format of the frame files. (default: png)")
     var format = "png"
@@ -39,6 +43,10 @@ struct FramesCommand: BatchableCommand {
     @OptionGroup var reading: InputOptions
 
     func validate() throws {
+        guard output != "-" else {
+            throw ValidationError(
+                "frames writes one file per frame into a folder; -o - (standard output) cannot hold them")
+        }
         guard depth == 8 || depth == 16 else { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
         if let quality, !(1...100).contains(quality) {
@@ -65,7 +73,8 @@ struct FramesCommand: BatchableCommand {
         guard let codec = CodecRegistry.standard.codec(named: format) else { throw ExitCode.validationFailure }
         let export = FrameExport(
             folder: output, selection: range, depth: depth == 16 ? nil : .eight, codec: codec,
-            options: ImageWriteOptions(compressionLevel: level, quality: quality))
+            options: ImageWriteOptions(compressionLevel: level, quality: quality),
+            replacesExisting: force || context.replacesOutputs)
         let source = try await reading.open(input, in: context)
         let paths = try await export.write(source)
         if !source.info.isComplete {

@@ -10,6 +10,13 @@ import ImgToolKit
 /// every `--resize` filters; `--background` (an output option) fills what `--rotate` and `--pad`
 /// uncover. Any other word is a usage error that names it.
 enum OperationWords {
+    /// Every operation word, for suggestions (`--rotat`: did you mean `--rotate`?).
+    static let names: Set<String> = [
+        "--crop", "--resize", "--rotate", "--flip", "--flop", "--trim", "--pad", "--blur", "--sharpen", "--grayscale",
+        "--greyscale", "--overlay", "--gravity", "--offset", "--opacity", "--overlay-size", "--tile", "--speed",
+        "--reverse", "--frames", "--filter", "--linear",
+    ]
+
     /// Parses `words`.
     /// - Throws: `ValidationError` naming the option and the value.
     static func parse(_ words: [String], background: RGBAColor?) throws -> [ImageOperation] {
@@ -108,8 +115,10 @@ enum OperationWords {
                     filter = name
                 case "--linear": linear = true
                 default:
+                    let nearest = UsageSuggestions.nearest(to: word, among: names).map { "; did you mean \($0)?" }
                     throw ImgToolError(
-                        .invalidArgument, "unknown option or operation \"\(word)\" (see imgtool convert --help)")
+                        .invalidArgument,
+                        "unknown option or operation \"\(word)\"\(nearest ?? " (see imgtool convert --help)")")
                 }
             }
         } catch {
