@@ -126,4 +126,87 @@ struct CLIUsageTests {
             fast.stderr.contains("batch: 6 jobs: 0 ok, 0 skipped, \(lines) failed, \(6 - lines) not run in "),
             "\(fast.stderr)")
     }
+
+    @Test(
+        "-o names the output of convert and resize as of merge and frames; OUTPUT still works; two outputs are refused")
+    func outputOption() throws {
+        let folder = try makeTemporaryFolder("output-option")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let background = Self.samples + "/background.png"
+        let overlay = Self.samples + "/overlay.png"
+        let operations = [
+            "--overlay", overlay, "--overlay-width", "40", "--gravity", "southeast", "--crop", "100x80+10+10",
+        ]
+        // -o before and after the operations, and OUTPUT: the same file each time
+        for (name, arguments) in [
+            ("a.png", ["convert", background, "a.png"] + operations),
+            ("b.png", ["convert", background, "-o", "b.png"] + operations),
+            ("c.png", ["convert", background] + operations + ["--output", "c.png"]),
+            ("d.png", ["resize", background, "--width", "50", "-o", "d.png"]),
+            ("e.png", ["resize", background, "e.png", "--width", "50"]),
+        ] {
+            let run = try CLIRunner.run(arguments, in: folder)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(arguments)")
+        }
+        let converted = try ["a.png", "b.png", "c.png"].map {
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0))
+        }
+        #expect(converted[0] == converted[1] && converted[1] == converted[2])
+        #expect(try ImageSource(contentsOf: folder + "/a.png").info.width == 100)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/d.png"))
+                == Data(contentsOf: URL(fileURLWithPath: folder + "/e.png")))
+        for arguments in [
+            ["convert", background, "x.png", "-o", "y.png"],
+            ["resize", background, "x.png", "-o", "y.png", "--width", "5"],
+            ["convert", background], ["resize", background, "--width", "5"],
+        ] {
+            let run = try CLIRunner.run(arguments, in: folder)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.stderr.contains("two outputs") || run.stderr.contains("needs an output"), "\(run.stderr)")
+        }
+        #expect(
+            !FileManager.default.fileExists(atPath: folder + "/x.png")
+                && !FileManager.default.fileExists(atPath: folder + "/y.png"))
+    }
+
+    @Test("--overlay-width is one option for merge and convert; --overlay-size and frames --range still work")
+    func oneNamePerThing() throws {
+        let folder = try makeTemporaryFolder("one-name")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let background = Self.samples + "/background.png"
+        let overlay = Self.samples + "/overlay.png"
+        for (name, arguments) in [
+            ("merge.png", ["merge", background, overlay, "--overlay-width", "25%", "-o", "merge.png"]),
+            ("width.png", ["convert", background, "width.png", "--overlay", overlay, "--overlay-width", "25%"]),
+            ("size.png", ["convert", background, "size.png", "--overlay", overlay, "--overlay-size", "25%"]),
+            ("pixels.png", ["convert", background, "pixels.png", "--overlay", overlay, "--overlay-width", "40"]),
+            ("merge40.png", ["merge", background, overlay, "--overlay-width", "40", "-o", "merge40.png"]),
+            ("height.png", ["convert", background, "height.png", "--overlay", overlay, "--overlay-height", "50%"]),
+            ("mergeh.png", ["merge", background, overlay, "--overlay-height", "50%", "-o", "mergeh.png"]),
+        ] {
+            let run = try CLIRunner.run(arguments, in: folder)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect(FileManager.default.fileExists(atPath: folder + "/" + name))
+        }
+        func bytes(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)) }
+        #expect(try bytes("merge.png") == bytes("width.png"))
+        #expect(try bytes("width.png") == bytes("size.png"))
+        #expect(try bytes("pixels.png") == bytes("merge40.png"))
+        #expect(try bytes("height.png") == bytes("mergeh.png"))
+        #expect(try bytes("pixels.png") != bytes("width.png"))
+
+        let frames = try CLIRunner.run(
+            ["frames", Self.samples + "/spinner.gif", "-o", "f", "--frames", "3..5"], in: folder)
+        #expect(frames.status == 0, "\(frames.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder + "/f").sorted() == [
+                "frame-0003.png", "frame-0004.png", "frame-0005.png",
+            ])
+        let both = try CLIRunner.run(
+            ["frames", Self.samples + "/spinner.gif", "-o", "g", "--frames", "1", "--range", "2"], in: folder)
+        #expect(both.status == 64)
+        #expect(!(try CLIRunner.run(["frames", "--help"]).stdout.contains("--range")), "the old name is hidden")
+    }
 }

@@ -31,8 +31,15 @@ struct FramesCommand: BatchableCommand {
     @Option(help: "Sample depth decoded: 8, or 16 to keep 16-bit samples (PNG).")
     var depth: Int = 8
 
-    @Option(help: "Only these frames: N, A..B (inclusive), A.. or ..B.")
+    @Option(help: "Only these frames: N, A..B (inclusive), A.. or ..B (as convert --frames).")
+    var frames: FrameSelection?
+
+    /// `--range`, the old name of `--frames`, kept for scripts.
+    @Option(name: .customLong("range"), help: .hidden)
     var range: FrameSelection?
+
+    /// The frames asked for, by either name.
+    var selection: FrameSelection? { frames ?? range }
 
     @Option(help: "zlib compression level of PNG files, 0-9 (default: chosen per image).")
     var level: Int?
@@ -47,6 +54,7 @@ struct FramesCommand: BatchableCommand {
             throw ValidationError(
                 "frames writes one file per frame into a folder; -o - (standard output) cannot hold them")
         }
+        if frames != nil && range != nil { throw ValidationError("--range is the old name of --frames; give one") }
         guard depth == 8 || depth == 16 else { throw ValidationError("--depth must be 8 or 16, not \(depth)") }
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
         if let quality, !(1...100).contains(quality) {
@@ -72,7 +80,7 @@ struct FramesCommand: BatchableCommand {
     func perform(in context: CommandContext) async throws -> CommandOutcome {
         guard let codec = CodecRegistry.standard.codec(named: format) else { throw ExitCode.validationFailure }
         let export = FrameExport(
-            folder: output, selection: range, depth: depth == 16 ? nil : .eight, codec: codec,
+            folder: output, selection: selection, depth: depth == 16 ? nil : .eight, codec: codec,
             options: ImageWriteOptions(compressionLevel: level, quality: quality),
             replacesExisting: force || context.replacesOutputs)
         let source = try await reading.open(input, in: context)
