@@ -17,8 +17,8 @@ struct ImgTool: AsyncParsableCommand {
         ]
     )
 
-    /// Parses as argument-parser's `main` does, after ``UsageSuggestions/check(_:)`` has looked for
-    /// unknown commands and options; a usage error found while running (an animation written as
+    /// Parses as argument-parser's `main` does, with ``parseChecked(_:)`` naming unknown commands
+    /// and options; a usage error found while running (an animation written as
     /// JPEG) shows the usage of the command that found it rather than the root's.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -43,11 +43,17 @@ struct ImgTool: AsyncParsableCommand {
         }
     }
 
-    /// `parseAsRoot(arguments)` after ``UsageSuggestions/check(_:)``; a batch parses its jobs
-    /// with it too.
+    /// `parseAsRoot(arguments)`; when that fails, ``UsageSuggestions/check(_:)`` first names an
+    /// unknown command or option (and the nearest known one), which argument-parser may have
+    /// reported as something else. A batch parses its jobs with it too.
     /// - Throws: ``UsageSuggestions/UnknownName``, or argument-parser's errors.
     static func parseChecked(_ arguments: [String]) throws -> any ParsableCommand {
-        try UsageSuggestions.check(arguments)
-        return try parseAsRoot(arguments)
+        do {
+            return try parseAsRoot(arguments)
+        } catch {
+            // Only on the way out: a command line that parses pays nothing for the check.
+            try UsageSuggestions.check(arguments)
+            throw error
+        }
     }
 }

@@ -7,9 +7,9 @@ import Foundation
 /// argument-parser suggests the nearest option itself, but only after the command's `validate()`
 /// has passed (so `resize --widht 50` reported the missing width instead), never for a word that
 /// `convert`'s operations capture (`--qualty` became an unknown operation), and never for a
-/// subcommand (`imgtool convrt a b` was "3 unexpected arguments"). This check runs first and
-/// knows every name: the commands' options as argument-parser lists them, and `convert`'s
-/// operation words.
+/// subcommand (`imgtool convrt a b` was "3 unexpected arguments"). This check runs when parsing
+/// fails, before the error is reported, and knows every name: the commands' options as
+/// argument-parser lists them, and `convert`'s operation words.
 enum UsageSuggestions {
     /// A command or option that does not exist: the message, and the command whose usage is shown.
     struct UnknownName: Error, CustomStringConvertible {
