@@ -85,6 +85,20 @@ struct EXIFSummaryTests {
         #expect(summary.gpsAltitude == nil && summary.dateTaken == nil && summary.exposureTime == nil)
     }
 
+    @Test(
+        "Exposure times read as photographers write them",
+        arguments: [
+            (UInt32(1), UInt32(250), "1/250"), (10, 2500, "1/250"), (1, 3, "1/3"), (2, 1, "2"), (30, 1, "30"),
+            (3, 10, "0.3"), (13, 10, "1.3"), (0, 1, "0"),
+        ])
+    func exposureText(numerator: UInt32, denominator: UInt32, expected: String) throws {
+        var builder = TIFFBuilder(bigEndian: false)
+        builder.exif = [.init(0x829A, .rationals([(numerator, denominator)]))]
+        let summary = try #require(EXIFSummary(tiff: builder.bytes))
+        #expect(summary.exposureTimeText == expected)
+        #expect(summary.exposureTime == Double(numerator) / Double(denominator))
+    }
+
     @Test("A damaged block gives the fields that can be read")
     func damaged() throws {
         #expect(EXIFSummary(tiff: Array("not a tiff".utf8)) == nil)

@@ -196,15 +196,17 @@ public struct EXIFSummary: Sendable, Hashable {
         }
     }
 
-    /// `1/250` for 1/250, `2` for 2/1 and `0.5` for 5/10: a fraction when the numerator is 1 or
-    /// the value is below a second and a whole number of 1/n, else the number.
+    /// `1/250` for 1/250 (and 10/2500), `2` for 2/1, `0.3` for 3/10: a fraction when the
+    /// numerator divides the denominator, a whole number when the denominator divides the
+    /// numerator, else the quotient.
     static func fractionText(_ rational: TIFFReader.Rational) -> String {
-        guard let value = rational.value else { return "" }
-        if value > 0, value < 1, (1 / value).rounded() == 1 / value {
-            return "1/\(Int(1 / value))"
+        let (numerator, denominator) = (rational.numerator, rational.denominator)
+        guard denominator > 0, numerator >= 0 else { return rational.value.map { String($0) } ?? "" }
+        if numerator > 0, numerator < denominator, denominator % numerator == 0 {
+            return "1/\(denominator / numerator)"
         }
-        if value == value.rounded() { return String(Int(value)) }
-        return String(value)
+        if numerator % denominator == 0 { return String(numerator / denominator) }
+        return String(Double(numerator) / Double(denominator))
     }
 
     /// `2024:05:01 12:34:56` as `2024-05-01T12:34:56`, with `.sss` sub-seconds when given;
