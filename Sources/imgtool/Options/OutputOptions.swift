@@ -148,7 +148,7 @@ extension OutputOptions {
     /// - Throws: `ValidationError` naming what is missing or doubled.
     static func checkOne(argument: String?, option: String?, command: String) throws {
         switch (argument, option) {
-        case (nil, nil): throw ValidationError("\(command) needs an output: OUTPUT or -o OUTPUT")
+        case (nil, nil): throw ValidationError("\(command) needs an output: OUTPUT right after INPUT, or -o OUTPUT")
         case (let positional?, let named?):
             throw ValidationError("two outputs: \(positional) and -o \(named); name one")
         default: return
