@@ -149,7 +149,7 @@ with open(pyvips_script, "w") as f:
 
 photo_tools = [
     ("imgtool convert", [imgtool, "convert", "photo.jpg", "out-imgtool.jpg", "--crop", "16:9", "--resize", "1200",
-                         "--overlay", "logo.png", "--gravity", "southeast", "--overlay-size", "10%",
+                         "--overlay", "logo.png", "--gravity", "southeast", "--overlay-width", "10%",
                          "--quality", "85", "--force"], "out-imgtool.jpg"),
     ("ImageMagick 6 (one command)",
      [b.IM, "photo.jpg", "-auto-orient", "-crop", f"{CW}x{CH}+{CX}+{CY}", "+repage", "-filter", "Lanczos",

@@ -21,21 +21,34 @@ struct ImgTool: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command as the argument parser does, then fails when a write to standard output
-    /// failed (a full disk, `/dev/full`): exit 1 with one line saying so, where the command would
-    /// have reported success. SIGPIPE is ignored: a reader that went away (`EPIPE`, as `| head`
-    /// does) ends the process quietly with status 141, as a shell sees SIGPIPE's, once the
-    /// outputs not yet committed are taken back.
+    /// Parses as argument-parser's `main` does, with ``parseChecked(_:)`` naming unknown commands
+    /// and options; a usage error found while running (an animation written as JPEG) shows the
+    /// usage of the command that found it rather than the root's. Then fails when a write to
+    /// standard output failed (a full disk, `/dev/full`): exit 1 with one line saying so, where
+    /// the command would have reported success. SIGPIPE is ignored: a reader that went away
+    /// (`EPIPE`, as `| head` does) ends the process quietly with status 141, as a shell sees
+    /// SIGPIPE's, once the outputs not yet committed are taken back.
     static func main() async {
         // A closed pipe is an error to handle (EPIPE), not a death: see Console.exitIfReaderGone.
         signal(SIGPIPE, SIG_IGN)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var command: any ParsableCommand
         do {
-            var command = try await asyncParseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
+            command = try parseChecked(arguments)
+        } catch let unknown as UsageSuggestions.UnknownName {
+            UsageSuggestions.exit(message: unknown.message, command: unknown.command)
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+        } catch let error as ValidationError {
+            exitForOutputFailure()
+            UsageSuggestions.exit(message: error.message, command: type(of: command))
         } catch {
             exitForOutputFailure()
             exit(withError: error)
@@ -50,5 +63,19 @@ struct ImgTool: AsyncParsableCommand {
         if failure == EPIPE { Glibc.exit(141) }
         Console.error("error: standard output: writing failed (\(String(cString: strerror(failure))))")
         Glibc.exit(1)
+    }
+
+    /// `parseAsRoot(arguments)`; when that fails, ``UsageSuggestions/check(_:)`` first names an
+    /// unknown command or option (and the nearest known one), which argument-parser may have
+    /// reported as something else. A batch parses its jobs with it too.
+    /// - Throws: ``UsageSuggestions/UnknownName``, or argument-parser's errors.
+    static func parseChecked(_ arguments: [String]) throws -> any ParsableCommand {
+        do {
+            return try parseAsRoot(arguments)
+        } catch {
+            // Only on the way out: a command line that parses pays nothing for the check.
+            try UsageSuggestions.check(arguments)
+            throw error
+        }
     }
 }

@@ -80,6 +80,26 @@ struct AnimateTerminalTests {
         }
     }
 
+    @Test(
+        "a still stays on screen until q, laid out again on a resize",
+        .enabled(if: tmuxPath != nil, "tmux is not installed"))
+    func stillIsHeld() async throws {
+        try await play(options: [], quitWith: ["q"], expectedStatus: 0) { tmux in
+            // Given a still played as the file says (one play, no --loops), when time passes
+            try await Task.sleep(for: .seconds(1))
+            // then it is still on show (before, the player ended after its one frame)
+            #expect(try Self.statusRow(tmux.screen()) == 16)
+            #expect(try tmux.modes() == "1 0")
+            #expect(try !tmux.screen().contains("EXIT="))
+            // and a resize draws it again at the new size: 30x16 pixels, 8 rows, status on row 9
+            try tmux.run(["resize-window", "-t", tmux.session, "-x", "30", "-y", "20"])
+            try await tmux.waitFor("the status line on row 9") { Self.statusRow($0) == 9 }
+            try await tmux.waitFor("the picture drawn again", escapes: true) {
+                $0.contains("48;2;0;0;255") && $0.contains("48;2;200;100;50")
+            }
+        }
+    }
+
     /// The 1-based row of the status line, if it is on screen.
     static func statusRow(_ screen: String) -> Int? {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
@@ -87,7 +107,8 @@ struct AnimateTerminalTests {
     }
 
     func play(
-        quitWith keys: [String], expectedStatus: Int, whilePlaying: (Tmux) async throws -> Void = { _ in }
+        options: [String] = ["--loops", "0"], quitWith keys: [String], expectedStatus: Int,
+        whilePlaying: (Tmux) async throws -> Void = { _ in }
     ) async throws {
         let path = try temporaryPNG(width: 40, height: 20, rgba: [200, 100, 50, 255], left: [0, 0, 255, 255])
         let tmux = Tmux()
@@ -100,7 +121,7 @@ struct AnimateTerminalTests {
         // The status is printed as EXIT=N; the typed line says EXIT""=$?, so it never matches.
         try tmux.run([
             "send-keys", "-t", tmux.session,
-            "\(CLIRunner.executable.path) animate '\(path)' --loops 0; echo EXIT\"\"=$?",
+            "\(CLIRunner.executable.path) animate '\(path)' \(options.joined(separator: " ")); echo EXIT\"\"=$?",
             "Enter",
         ])
         // Then the frame is on screen: the status line, and both colours as 24-bit backgrounds

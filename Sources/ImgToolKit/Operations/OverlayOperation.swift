@@ -15,8 +15,14 @@ public struct OverlayOperation: FrameOperation, Hashable, Codable {
     /// Opacity, 0 to 1.
     public var opacity: Double
     /// The overlay's width as a percentage of the image's (its height follows), or `nil` for
-    /// its own size.
+    /// its own size. ``width``, when set, takes its place.
     public var widthPercent: Double?
+    /// The overlay's width: pixels, or a percentage of the image's width; with ``height`` `nil`,
+    /// the height keeps the overlay's aspect. As `merge --overlay-width` (``OverlayPlacement/overlayWidth``).
+    public var width: ResizeSpec.Length?
+    /// The overlay's height: pixels, or a percentage of the image's height; with ``width`` and
+    /// ``widthPercent`` `nil`, the width keeps the overlay's aspect.
+    public var height: ResizeSpec.Length?
     /// Whether the overlay is repeated across the whole image, from the top-left corner (gravity
     /// and offset then ignored).
     public var tiles: Bool
@@ -24,8 +30,11 @@ public struct OverlayOperation: FrameOperation, Hashable, Codable {
     /// An overlay of `input`, centred, at its own size, opaque, not tiled by default.
     public init(
         input: String, gravity: Gravity = .center, offsetX: Int = 0, offsetY: Int = 0, opacity: Double = 1,
-        widthPercent: Double? = nil, tiles: Bool = false
+        widthPercent: Double? = nil, width: ResizeSpec.Length? = nil, height: ResizeSpec.Length? = nil,
+        tiles: Bool = false
     ) {
+        self.width = width
+        self.height = height
         self.input = input
         self.gravity = gravity
         self.offsetX = offsetX
@@ -43,7 +52,7 @@ public struct OverlayOperation: FrameOperation, Hashable, Codable {
         }
         return try OverlayPlacement(
             gravity: tiles ? .northWest : gravity, offsetX: tiles ? 0 : offsetX, offsetY: tiles ? 0 : offsetY,
-            opacity: opacity, overlayWidth: widthPercent.map { .percent($0) })
+            opacity: opacity, overlayWidth: width ?? widthPercent.map { .percent($0) }, overlayHeight: height)
     }
 
     /// This step applied to `source` (see ``FrameOperation/apply(to:context:)``).

@@ -24,6 +24,9 @@ public struct FrameExport: Sendable {
     public var codec: any ImageCodec
     /// The codec's options.
     public var options: ImageWriteOptions
+    /// Whether existing frame files in ``folder`` are replaced (`--force`). Default `false`: the
+    /// export refuses before writing anything when any file it would write exists.
+    public var replacesExisting: Bool
 
     /// Most frames being encoded at once while the next ones decode.
     public static let encodersInFlight = 2
@@ -31,13 +34,15 @@ public struct FrameExport: Sendable {
     /// Creates an export; every parameter but `folder` has the documented default.
     public init(
         folder: String, selection: FrameSelection? = nil, depth: SampleDepth? = .eight,
-        codec: any ImageCodec = PNGCodec(), options: ImageWriteOptions = ImageWriteOptions()
+        codec: any ImageCodec = PNGCodec(), options: ImageWriteOptions = ImageWriteOptions(),
+        replacesExisting: Bool = false
     ) {
         self.folder = folder
         self.selection = selection
         self.depth = depth
         self.codec = codec
         self.options = options
+        self.replacesExisting = replacesExisting
     }
 
     /// The file name of frame `index`: `frame-` and at least four digits, with the codec's
@@ -51,11 +56,15 @@ public struct FrameExport: Sendable {
     /// Writes the selected frames of `source`.
     /// - Returns: the paths written, in frame order.
     /// - Throws: ``ImgToolError``: `invalidArgument` when the selection names no frame of the
-    ///   image; `writeFailed` naming the folder or a file; a decoding error naming the input;
-    ///   `cancelled`. Nothing is left behind.
+    ///   image; `writeFailed` naming the folder or a file (the first frame file that exists,
+    ///   before anything is written, unless ``replacesExisting``); a decoding error naming the
+    ///   input; `cancelled`. Nothing is left behind.
     @concurrent
     public func write(_ source: any FrameSource) async throws(ImgToolError) -> [String] {
         let selected = try (selection ?? FrameSelection()).resolved(frameCount: source.info.frameCount)
+        if !replacesExisting, let existing = firstExistingFile(in: selected) {
+            throw ImgToolError(.writeFailed, "already exists; pass --force to replace it", input: existing)
+        }
         let createdFolder = try Self.createFolder(folder)
         let reader: any FrameReader
         do throws(ImgToolError) {
@@ -80,7 +89,7 @@ public struct FrameExport: Sendable {
                         }
                         guard selected.contains(frame.index) else { continue }
                         let path = "\(folder)/\(fileName(ofFrame: frame.index))"
-                        return (ImageOutput(path: path, codec: codec, replacesExisting: true), frame)
+                        return (ImageOutput(path: path, codec: codec, replacesExisting: replacesExisting), frame)
                     }
                     return nil
                 },
@@ -103,6 +112,18 @@ public struct FrameExport: Sendable {
             throw error
         }
         return written
+    }
+
+    /// The path of the first frame file in `indices` that exists in ``folder`` (any kind of file,
+    /// a dangling link included), or `nil`; `nil` too when the folder does not exist.
+    func firstExistingFile(in indices: ClosedRange<Int>) -> String? {
+        var status = stat()
+        guard stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        for index in indices {
+            let path = "\(folder)/\(fileName(ofFrame: index))"
+            if lstat(path, &status) == 0 { return path }
+        }
+        return nil
     }
 
     /// Creates `path` when missing; returns whether it did, so a failed export can remove it.

@@ -101,14 +101,30 @@ struct BatchCommand: AsyncParsableCommand {
         }
         let refused = BatchRunner.refusedOutputs(jobs)
         let summary = try await StopSignals.cancelling { await runner.run(mine, refused: refused) }
-        let shardNote = selected.map { " (shard \($0), \(jobs.count) in the file)" } ?? ""
         Console.error(
-            "batch: \(mine.count) job\(mine.count == 1 ? "" : "s")\(shardNote): \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed + malformed.count) failed in \(String(format: "%.2f", summary.seconds)) s"
+            Self.summaryLine(summary, jobs: mine.count, malformed: malformed.count, shard: selected, inFile: jobs.count)
         )
         let signal = pendingSignal.load(ordering: .relaxed)
         if signal != 0 { throw ExitCode(128 + signal) }
         if !malformed.isEmpty { throw ExitCode(2) }
         if summary.failed > 0 || summary.cancelled { throw ExitCode.failure }
+    }
+
+    /// The summary on stderr. Its counts are those of the report lines on stdout: every job and
+    /// malformed line counted once, `ok + skipped + failed + not run = jobs` (jobs left undone
+    /// by `--fail-fast` or a signal have no line), malformed lines among the failed.
+    static func summaryLine(
+        _ summary: BatchRunner.Summary, jobs: Int, malformed: Int, shard: Shard?, inFile: Int
+    ) -> String {
+        let total = jobs + malformed
+        var scope: [String] = []
+        if malformed > 0 { scope.append("\(malformed) malformed line\(malformed == 1 ? "" : "s")") }
+        if let shard { scope.append("shard \(shard), \(inFile) in the file") }
+        let notRun = jobs - summary.ok - summary.skipped - summary.failed
+        var counts = "\(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed + malformed) failed"
+        if notRun > 0 { counts += ", \(notRun) not run" }
+        return
+            "batch: \(total) job\(total == 1 ? "" : "s")\(scope.isEmpty ? "" : " (" + scope.joined(separator: "; ") + ")"): \(counts) in \(String(format: "%.2f", summary.seconds)) s"
     }
 
     /// The job file's text: a file, or standard input for `-`.

@@ -136,15 +136,17 @@ struct BatchRunner: Sendable {
     private static func parse(_ job: Job) -> Result<any BatchableCommand, JobFile.Malformed> {
         let name = job.args.first ?? ""
         guard JobFile.commands.contains(name) else {
+            let nearest = UsageSuggestions.nearest(to: name, among: JobFile.commands).map { " (did you mean \($0)?)" }
             let why =
                 name == "animate"
-                ? "animate plays in a terminal and cannot run in a batch" : "unknown command \"\(name)\""
+                ? "animate plays in a terminal and cannot run in a batch"
+                : "unknown command \"\(name)\"\(nearest ?? "")"
             return .failure(
                 JobFile.Malformed(
                     description: "\(why); a job runs one of \(JobFile.commands.sorted().joined(separator: ", "))"))
         }
         do {
-            let parsed = try ImgTool.parseAsRoot(job.args)
+            let parsed = try ImgTool.parseChecked(job.args)
             guard let command = parsed as? any BatchableCommand else {
                 return .failure(JobFile.Malformed(description: "\(name) cannot run in a batch"))
             }
@@ -181,6 +183,13 @@ struct BatchRunner: Sendable {
                 ms: milliseconds(), notes: notes.withLock { $0 },
                 info: command is InfoCommand ? outcome.data : nil)
             return (line, .ok)
+        } catch let failure as InfoCommand.InfoFailure {
+            // The files that opened are reported beside the one that failed, each with its object.
+            return (
+                report(
+                    job: item.job.id, status: "failed", ms: milliseconds(), error: failure.description,
+                    notes: notes.withLock { $0 }, info: failure.data), .failed
+            )
         } catch let error as ImgToolError {
             return (
                 report(

@@ -10,7 +10,8 @@ struct AnimateCommand: AsyncParsableCommand {
         discussion: """
             On a terminal, frames are drawn in place on the alternate screen with 24-bit half-block \
             cells (or the kitty graphics protocol or sixel with --protocol), scaled to fit; q or \
-            Ctrl-C quits and the terminal is restored on every exit.
+            Ctrl-C quits and the terminal is restored on every exit. A still image stays on show \
+            until q (when standard input is the terminal).
 
             When standard output is not a terminal, or with --json, one JSON line is printed per \
             frame shown: index, loop (the play, from 0), t_ms (since frame 0), delay_ms \

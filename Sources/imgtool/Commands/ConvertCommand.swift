@@ -15,15 +15,16 @@ struct ConvertCommand: BatchableCommand {
             the rectangle that changed; an animation written as PNG is an APNG.
 
             INPUT is a path, a file://, http:// or https:// URL, or - for standard input; OUTPUT \
-            is a path or - for standard output. The output is written atomically, never over the \
-            input, and over an existing file only with --force.
+            is a path or - for standard output, given after INPUT or as -o OUTPUT (as other \
+            commands name it). The output is written atomically, never over the input, and over \
+            an existing file only with --force.
 
             Operations, applied in the order written, to a still or to every frame: --crop \
             WxH+X+Y | W:H, --resize W | xH | WxH | P% (--filter, --linear), --rotate DEG \
             (clockwise; right angles exact, others expand the canvas onto --background), --flip, \
             --flop, --trim, --pad N | T,R,B,L, --blur SIGMA, --sharpen SIGMA, --grayscale, \
-            --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-size P%, \
-            --tile); for animations --speed X, --reverse, --frames A..B | A.. | ..B (and
+            --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-width \
+            W | P%, --overlay-height H | P%, --tile); for animations --speed X, --reverse, --frames A..B | A.. | ..B (and
             --loops N).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
@@ -34,18 +35,39 @@ struct ConvertCommand: BatchableCommand {
     @Argument(help: "The image to read: a path, a URL, or - for standard input.")
     var input: String
 
-    @Argument(help: "The file to write (its extension names the format), or - for standard output.")
-    var output: String
+    @Option(
+        name: [.short, .customLong("output")],
+        help: "The file to write, as every command that writes names it (instead of OUTPUT).")
+    var outputOption: String?
+
+    /// OUTPUT, the first of the words after INPUT when it is `-` or does not start with `-`,
+    /// unless `-o` names the output. (OUTPUT is not an argument of its own: argument-parser would
+    /// give that slot to the first word not starting with `-`, the value of an operation when
+    /// `-o` is used, and drop the options captured before it.)
+    var outputArgument: String? {
+        guard outputOption == nil, let first = words.first, first == "-" || !first.hasPrefix("-") else { return nil }
+        return first
+    }
+
+    /// `-o OUTPUT` or OUTPUT (``validate()`` checks that there is one).
+    var output: String { outputOption ?? outputArgument ?? "" }
+
+    /// The operation words, in the order typed.
+    var operationWords: [String] { Array(words.dropFirst(outputArgument == nil ? 0 : 1)) }
 
     @OptionGroup var reading: InputOptions
     @OptionGroup var writing: OutputOptions
 
     @Argument(
         parsing: .allUnrecognized,
-        help: ArgumentHelp("Operations, in order (see above).", valueName: "operation"))
-    var operationWords: [String] = []
+        help: ArgumentHelp(
+            "OUTPUT, the file to write (its extension names the format) or - for standard output, unless -o names it; then the operations, in order (see above).",
+            valueName: "output> <operation"))
+    var words: [String] = []
 
     func validate() throws {
+        let typed = words.first.flatMap { $0 == "-" || !$0.hasPrefix("-") ? $0 : nil }
+        try OutputOptions.checkOne(argument: typed, option: outputOption, command: "convert")
         _ = try writing.output(output)
         _ = try operations()
     }

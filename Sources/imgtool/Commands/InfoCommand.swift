@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ImgToolKit
 
 /// `imgtool info FILE...`: what each file declares, as text or JSON lines.
@@ -36,7 +37,7 @@ struct InfoCommand: BatchableCommand {
                 let source = try await reading.open(file)
                 let hashes = verify || hash ? try await Self.decodeAll(source, hashing: hash) : []
                 if json {
-                    Console.out(Self.json(for: source.info, file: file, hashes: hash ? hashes : nil).serialized)
+                    Console.out(Self.json(for: source, file: file, hashes: hash ? hashes : nil).serialized)
                 } else {
                     Console.out(Self.text(for: source.info, file: file))
                     for (index, digest) in hashes.enumerated() {
@@ -45,6 +46,8 @@ struct InfoCommand: BatchableCommand {
                 }
                 for warning in source.info.warnings { Console.error("warning: \(file): \(warning)") }
             } catch {
+                // One JSON line per input, failed or not, so that the lines match the inputs.
+                if json { Console.out(Self.json(for: error, file: file).serialized) }
                 Console.error("error: \(error.commandLineDescription)")
                 failed = true
             }
@@ -55,17 +58,36 @@ struct InfoCommand: BatchableCommand {
     var inputNames: [String] { files }
     var outputPath: String? { nil }
 
-    /// Reads every file; the outcome's data is one JSON object per file, as `--json` prints them.
-    /// - Throws: the first file's error.
+    /// Reads every file; the outcome's data is one JSON object per file, as `--json` prints them
+    /// (one file: the object; several: an array).
+    /// - Throws: ``InfoFailure`` when a file fails, carrying every file's object (the failed
+    ///   ones with their `error`) and the first error.
     func perform(in context: CommandContext) async throws -> CommandOutcome {
         var objects: [JSONValue] = []
+        var firstError: ImgToolError?
         for file in files {
-            let source = try await reading.open(file, in: context)
-            let hashes = verify || hash ? try await Self.decodeAll(source, hashing: hash) : []
-            objects.append(Self.json(for: source.info, file: file, hashes: hash ? hashes : nil))
-            for warning in source.info.warnings { context.note("warning: \(file): \(warning)") }
+            do throws(ImgToolError) {
+                let source = try await reading.open(file, in: context)
+                let hashes = verify || hash ? try await Self.decodeAll(source, hashing: hash) : []
+                objects.append(Self.json(for: source, file: file, hashes: hash ? hashes : nil))
+                for warning in source.info.warnings { context.note("warning: \(file): \(warning)") }
+            } catch {
+                if error.code == .cancelled { throw error }
+                objects.append(Self.json(for: error, file: file))
+                firstError = firstError ?? error
+            }
         }
-        return CommandOutcome(data: objects.count == 1 ? objects[0] : .array(objects))
+        let data: JSONValue = objects.count == 1 ? objects[0] : .array(objects)
+        if let firstError { throw InfoFailure(error: firstError, data: data) }
+        return CommandOutcome(data: data)
+    }
+
+    /// An `info` job in a batch whose files did not all open: the objects of every file (a
+    /// failed one has its `error`) and the first error.
+    struct InfoFailure: Error, CustomStringConvertible {
+        var error: ImgToolError
+        var data: JSONValue
+        var description: String { error.commandLineDescription }
     }
 
     /// Decodes every frame off the main actor; returns each frame's RGBA8 SHA-256 when `hashing`,
@@ -84,14 +106,30 @@ struct InfoCommand: BatchableCommand {
         return digests
     }
 
-    /// The `--json` object of one file, with its frame hashes when given.
-    static func json(for info: ImageInfo, file: String, hashes: [String]?) -> JSONValue {
-        var object = json(for: info, file: file)
-        if let hashes, case .object(var members) = object {
-            members["frames_rgba_sha256"] = .array(hashes.map(JSONValue.string))
+    /// The `--json` object of one file, with its size in bytes and its frame hashes when given.
+    static func json(for source: ImageSource, file: String, hashes: [String]?) -> JSONValue {
+        var object = json(for: source.info, file: file)
+        if case .object(var members) = object {
+            if let hashes { members["frames_rgba_sha256"] = .array(hashes.map(JSONValue.string)) }
+            members["file_size"] = .optional(Self.fileSize(of: source, file: file))
             object = .object(members)
         }
         return object
+    }
+
+    /// The `--json` object of a file that failed: its name and the error.
+    static func json(for error: ImgToolError, file: String) -> JSONValue {
+        ["file": .string(file), "error": .string(error.commandLineDescription)]
+    }
+
+    /// The input's size in bytes: the bytes read, or the file's size when it was decoded from
+    /// disk without reading it whole; `nil` when neither is known.
+    static func fileSize(of source: ImageSource, file: String) -> Int? {
+        if !source.data.isEmpty { return source.data.count }
+        guard let input = try? ImageInput(file), case .file(let path) = input.location,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
     }
 
     static func json(for info: ImageInfo, file: String) -> JSONValue {
@@ -119,7 +157,7 @@ struct InfoCommand: BatchableCommand {
             "gamma": .bool(info.color.hasGamma),
             "srgb": .bool(info.color.hasSRGB),
             "iccp": .bool(info.color.hasICCProfile),
-            "exif": .bool(info.hasEXIF),
+            "exif": info.hasEXIF ? exifJSON(info.exifSummary ?? EXIFSummary()) : .null,
             "xmp": .bool(info.xmp != nil),
             "gps": .bool(info.hasGPS),
             "icc": info.color.profile.map { profile in
@@ -174,6 +212,7 @@ struct InfoCommand: BatchableCommand {
         }
         if !info.isComplete { parts.append("incomplete") }
         var lines = ["\(file): " + parts.joined(separator: ", ")]
+        if let exif = info.exifSummary, let line = exifText(exif) { lines.append("  exif: " + line) }
         if info.isAnimated {
             lines.append(
                 "  delays (ms): " + info.frames.map { Self.format($0.delayMilliseconds) }.joined(separator: " "))

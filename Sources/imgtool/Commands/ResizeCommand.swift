@@ -18,7 +18,7 @@ struct ResizeCommand: BatchableCommand {
             animation is resized, with every delay and the number of plays kept, and the output \
             is re-optimized by its writer. A JPEG input is decoded at 1/2, 1/4 or 1/8 of its size \
             when that is still at least the output's (libjpeg's DCT scaling, as vips does). The \
-            output format follows OUTPUT's extension, or --format.
+            output format follows OUTPUT's extension (or -o OUTPUT's), or --format.
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
             is written), 64 for a usage error, 128+N when signal N stopped it.
@@ -28,8 +28,18 @@ struct ResizeCommand: BatchableCommand {
     @Argument(help: "The image to read: a path, a file:// or http(s):// URL, or - for standard input.")
     var input: String
 
-    @Argument(help: "The file to write (its extension names the format), or - for standard output.")
-    var output: String
+    @Argument(
+        help: ArgumentHelp(
+            "The file to write (its extension names the format), or - for standard output.", valueName: "output"))
+    var outputArgument: String?
+
+    @Option(
+        name: [.short, .customLong("output")],
+        help: "The file to write, as every command that writes names it (instead of OUTPUT).")
+    var outputOption: String?
+
+    /// OUTPUT or `-o OUTPUT` (``validate()`` checks that there is exactly one).
+    var output: String { outputOption ?? outputArgument ?? "" }
 
     @Option(help: "Output width: pixels, or a percentage of the input's width (50%).")
     var width: String?
@@ -56,6 +66,7 @@ struct ResizeCommand: BatchableCommand {
     var outputPath: String? { output }
 
     func validate() throws {
+        try OutputOptions.checkOne(argument: outputArgument, option: outputOption, command: "resize")
         do throws(ImgToolError) {
             _ = try ResizeSpec(width: width, height: height, size: size, fit: fit)
             _ = try ResampleFilter(named: filter)

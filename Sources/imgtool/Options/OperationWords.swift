@@ -6,10 +6,18 @@ import ImgToolKit
 ///
 /// Each operation is a flag with its value (`--crop 640x360+0+0`, `--rotate 90`, `--flip`); an
 /// `--overlay FILE` is followed by its own placement (`--gravity`, `--offset X,Y`, `--opacity`,
-/// `--overlay-size P%`, `--tile`), which applies to it alone. `--filter` and `--linear` set how
+/// `--overlay-width W|P%`, `--overlay-height H|P%`, `--tile`), which applies to it alone. `--filter` and `--linear` set how
 /// every `--resize` filters; `--background` (an output option) fills what `--rotate` and `--pad`
 /// uncover. Any other word is a usage error that names it.
 enum OperationWords {
+    /// Every operation word, for suggestions (`--rotat`: did you mean `--rotate`?).
+    static let names: Set<String> = [
+        "--crop", "--resize", "--rotate", "--flip", "--flop", "--trim", "--pad", "--blur", "--sharpen", "--grayscale",
+        "--greyscale", "--overlay", "--gravity", "--offset", "--opacity", "--overlay-width", "--overlay-height",
+        "--overlay-size", "--tile", "--speed",
+        "--reverse", "--frames", "--filter", "--linear",
+    ]
+
     /// Parses `words`.
     /// - Throws: `ValidationError` naming the option and the value.
     static func parse(_ words: [String], background: RGBAColor?) throws -> [ImageOperation] {
@@ -84,16 +92,17 @@ enum OperationWords {
                     }
                     overlay.opacity = opacity
                     operations[operations.count - 1] = .overlay(overlay)
-                case "--overlay-size":
+                case "--overlay-width", "--overlay-height", "--overlay-size":
+                    // --overlay-size (a percentage of the width) is the old name of --overlay-width,
+                    // kept for scripts; both take pixels or a percentage, as merge's does.
                     var overlay = try lastOverlay(word)
-                    let text = try value(for: word)
-                    guard text.hasSuffix("%"), let percent = Double(text.dropLast()), percent > 0, percent <= 10_000
-                    else {
-                        throw ImgToolError(
-                            .invalidArgument,
-                            "--overlay-size \(text): expected a percentage of the image's width, as 10%")
+                    let length = try ResizeSpec.Length(parsing: try value(for: word), option: word)
+                    if word == "--overlay-height" {
+                        overlay.height = length
+                    } else {
+                        overlay.width = length
+                        overlay.widthPercent = nil
                     }
-                    overlay.widthPercent = percent
                     operations[operations.count - 1] = .overlay(overlay)
                 case "--tile":
                     var overlay = try lastOverlay(word)
@@ -108,8 +117,10 @@ enum OperationWords {
                     filter = name
                 case "--linear": linear = true
                 default:
+                    let nearest = UsageSuggestions.nearest(to: word, among: names).map { "; did you mean \($0)?" }
                     throw ImgToolError(
-                        .invalidArgument, "unknown option or operation \"\(word)\" (see imgtool convert --help)")
+                        .invalidArgument,
+                        "unknown option or operation \"\(word)\"\(nearest ?? " (see imgtool convert --help)")")
                 }
             }
         } catch {

@@ -143,6 +143,19 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
+extension OutputOptions {
+    /// `convert IN OUT` and `convert IN -o OUT` both name the output; exactly one must.
+    /// - Throws: `ValidationError` naming what is missing or doubled.
+    static func checkOne(argument: String?, option: String?, command: String) throws {
+        switch (argument, option) {
+        case (nil, nil): throw ValidationError("\(command) needs an output: OUTPUT right after INPUT, or -o OUTPUT")
+        case (let positional?, let named?):
+            throw ValidationError("two outputs: \(positional) and -o \(named); name one")
+        default: return
+        }
+    }
+}
+
 extension ImageWriteOptions.Dither: ExpressibleByArgument {}
 
 extension RGBAColor: ExpressibleByArgument {

@@ -41,6 +41,8 @@ final class TerminalPlayer {
     private let fixedHeight: Int?
     private let layout = LayoutBox()
     private var drawnGeneration = -1
+    /// The layout generation of the picture on screen.
+    private var pictureGeneration = -1
     private var renderer = TerminalRenderer()
     private var lastImage: ScaledImage?
     private var recorder: StatsRecorder
@@ -49,6 +51,12 @@ final class TerminalPlayer {
     private var dropped = 0
     private var late = 0
     private var lastStatus = ""
+    /// The frame and play the status line names.
+    private var shown = (index: 0, play: 0)
+    /// A still's decoded picture, kept while it is held on screen to scale it again on a resize.
+    private let still = Locked<PixelBuffer?>(nil)
+    /// Told of every resize, for a held still (only the latest one is kept).
+    private let resizes = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     init(
         source: any FrameSource, options: AnimationOptions, graphics: GraphicsProtocol, width: Int?, height: Int?,
@@ -73,8 +81,15 @@ final class TerminalPlayer {
         let input = InputWatcher(readingKeys: isatty(STDIN_FILENO) == 1)
         defer { input.stop() }
         var outcome = PlaybackOutcome(report: nil, stats: recorder.stats)
+        // A still is held on screen until q (or a signal): drawn once, it would vanish at once.
+        // Only when keys can be read: with the image on standard input, q could never come.
+        let holds = !source.info.isAnimated && isatty(STDIN_FILENO) == 1
         await withTaskGroup(of: PlaybackOutcome?.self) { group in
-            group.addTask { await self.play() }
+            group.addTask {
+                let outcome = await self.play(keepingStill: holds)
+                if holds, outcome?.error == nil { await self.hold() }
+                return outcome
+            }
             group.addTask { await self.watchInput(input.events) }
             // Whichever ends first ends the other: playback finishing stops the watcher, and a
             // quit (the watcher's nil) cancels playback at once, even mid-way through a long delay.
@@ -88,8 +103,9 @@ final class TerminalPlayer {
         return outcome
     }
 
-    private func play() async -> PlaybackOutcome? {
+    private func play(keepingStill: Bool) async -> PlaybackOutcome? {
         let layout = self.layout
+        let still = self.still
         let scheduler = AnimationScheduler(options: options, clock: ContinuousClock())
         // Pictures scaled for the terminal are small: keep a play's worth, so a looping
         // animation is decoded and scaled once, not once per play. Bounded, and dropped on resize.
@@ -100,6 +116,7 @@ final class TerminalPlayer {
             let report = try await scheduler.play(
                 source,
                 transform: { frame in
+                    if keepingStill { still.withLock { $0 = frame.image } }
                     let current = layout.state.withLock { $0 }
                     let image = ScaledImage(
                         scaling: frame.image, toWidth: current.pixelWidth, height: current.pixelHeight)
@@ -121,6 +138,29 @@ final class TerminalPlayer {
         }
     }
 
+    /// Keeps a still on screen until cancelled (by `q`, Ctrl-C or a signal), scaling it again,
+    /// off the main actor, when a resize changes the layout.
+    private func hold() async {
+        await redrawStill()
+        for await _ in resizes.stream {
+            if Task.isCancelled || quitRequested { break }
+            await redrawStill()
+        }
+    }
+
+    /// Draws the held still again when the layout changed since it was drawn.
+    private func redrawStill() async {
+        let current = layout.state.withLock { $0 }
+        guard current.generation != pictureGeneration, let image = still.withLock({ $0 }) else { return }
+        let scaled = await Self.scale(image, to: current)
+        present(Rendered(image: scaled, generation: current.generation))
+    }
+
+    @concurrent
+    private static func scale(_ image: PixelBuffer, to layout: Layout) async -> ScaledImage {
+        ScaledImage(scaling: image, toWidth: layout.pixelWidth, height: layout.pixelHeight)
+    }
+
     /// Returns `nil` once `q`, Ctrl-C (when raw mode delivers it as a key) or a stop signal
     /// asks to quit, or when cancelled because playback ended; re-lays out on a resize.
     private func watchInput(_ events: AsyncStream<PlayerEvent>) async -> PlaybackOutcome? {
@@ -137,12 +177,22 @@ final class TerminalPlayer {
                 }
             case .resized:
                 updateLayout()
+                resizes.continuation.yield()
             }
         }
         return nil
     }
 
     private func draw(_ frame: AnimationFrame<Rendered>) {
+        recorder.stats.record(lateness: frame.lateness)
+        dropped += frame.droppedBefore
+        if frame.lateness > AnimationScheduler<ContinuousClock>.lateThreshold { late += 1 }
+        shown = (frame.index, frame.play)
+        present(frame.content)
+    }
+
+    /// Draws a scaled picture and the status line, clearing the screen first after a resize.
+    private func present(_ content: Rendered) {
         let current = layout.state.withLock { $0 }
         var out: [UInt8] = []
         out.reserveCapacity(64 * 1024)
@@ -152,8 +202,9 @@ final class TerminalPlayer {
             lastImage = nil
             drawnGeneration = current.generation
         }
-        if frame.content.generation == current.generation {
-            let image = frame.content.image
+        if content.generation == current.generation {
+            pictureGeneration = current.generation
+            let image = content.image
             switch graphics {
             case .halfblock, .auto:
                 renderer.originColumn = current.originColumn
@@ -171,14 +222,11 @@ final class TerminalPlayer {
             }
             lastImage = image
         }
-        recorder.stats.record(lateness: frame.lateness)
-        dropped += frame.droppedBefore
-        if frame.lateness > AnimationScheduler<ContinuousClock>.lateThreshold { late += 1 }
         let plays = options.plays ?? source.info.plays
         let status = StatusLine.fitted(
             [
-                "frame \(frame.index + 1)/\(source.info.frameCount)",
-                "loop \(frame.play + 1)/\(plays == 0 ? "∞" : String(plays))",
+                "frame \(shown.index + 1)/\(source.info.frameCount)",
+                "loop \(shown.play + 1)/\(plays == 0 ? "∞" : String(plays))",
             ],
             counters: ["\(String(format1: recorder.stats.recentFPS)) fps", "late \(late)", "dropped \(dropped)"],
             hint: "q quits", width: current.statusWidth)
