@@ -6,8 +6,9 @@ internal import CAVIF
 /// - Quality 0-100 (default 60) becomes an AV1 quantizer as libavif 1.x maps its `quality`
 ///   option, `q = round((100 - quality) x 63 / 100)`, used as the range `q - 1 ... q + 1`: the
 ///   default is `avifenc`'s own default range, 24-26. Alpha is lossless, as `avifenc` keeps it.
-/// - Lossless (the default for a lossless source: PNG, APNG, GIF, lossless WebP) stores RGB as
-///   4:4:4 with the identity matrix at quantizer 0: every sample comes back.
+/// - Lossless (without a quality, the default for a lossless source: PNG, APNG, GIF, lossless
+///   WebP) stores RGB as 4:4:4 with the identity matrix at quantizer 0: every sample comes back.
+///   A quality given means lossy (``ImageWriteOptions/writesLossless(source:)``).
 /// - The compression level 0-9 becomes libaom's speed `10 - level` (default 6, `avifenc`'s).
 /// - Both cores: libaom runs with as many threads as there are processors; a sequence without
 ///   row-based multithreading, with which libaom 3.6 mis-encodes frames (see `encode`).
@@ -27,7 +28,7 @@ struct AVIFWriter {
     var xmp: [UInt8]?
 
     init(options: ImageWriteOptions, source info: ImageInfo) {
-        lossless = options.lossless ?? info.isStoredExactly
+        lossless = options.writesLossless(source: info)
         quality = options.quality ?? 60
         level = options.compressionLevel ?? 4
         background = options.background
