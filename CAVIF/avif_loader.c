@@ -22,6 +22,7 @@ static struct {
     avifEncoder * (*avifEncoderCreate)(void);
     void (*avifEncoderDestroy)(avifEncoder * encoder);
     avifResult (*avifEncoderFinish)(avifEncoder * encoder, avifRWData * output);
+    void (*avifEncoderSetCodecSpecificOption)(avifEncoder * encoder, const char * key, const char * value);
     avifImage * (*avifImageCreate)(uint32_t width, uint32_t height, uint32_t depth, avifPixelFormat yuvFormat);
     void (*avifImageDestroy)(avifImage * image);
     avifResult (*avifImageRGBToYUV)(avifImage * image, const avifRGBImage * rgb);
@@ -125,6 +126,13 @@ static void load_library(void) {
         return;
     }
     *(void **)&real.avifEncoderFinish = symbol;
+    symbol = NULL;
+    for (int i = 0; i < 1 && symbol == NULL; i++) symbol = dlsym(handles[i], "avifEncoderSetCodecSpecificOption");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libavif.so.15 has no avifEncoderSetCodecSpecificOption");
+        return;
+    }
+    *(void **)&real.avifEncoderSetCodecSpecificOption = symbol;
     symbol = NULL;
     for (int i = 0; i < 1 && symbol == NULL; i++) symbol = dlsym(handles[i], "avifImageCreate");
     if (symbol == NULL) {
@@ -247,6 +255,10 @@ void avifEncoderDestroy(avifEncoder * encoder) {
 
 avifResult avifEncoderFinish(avifEncoder * encoder, avifRWData * output) {
     return loaded() ? real.avifEncoderFinish(encoder, output) : AVIF_RESULT_UNKNOWN_ERROR;
+}
+
+void avifEncoderSetCodecSpecificOption(avifEncoder * encoder, const char * key, const char * value) {
+    if (loaded()) real.avifEncoderSetCodecSpecificOption(encoder, key, value);
 }
 
 avifImage * avifImageCreate(uint32_t width, uint32_t height, uint32_t depth, avifPixelFormat yuvFormat) {

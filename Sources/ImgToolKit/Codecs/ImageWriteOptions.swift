@@ -12,9 +12,12 @@ public struct ImageWriteOptions: Sendable, Hashable {
     /// libwebp's method 0-6 (WebP: 0 is the fastest and largest, 7-9 mean 6; `nil` is 4, as
     /// `cwebp`).
     public var compressionLevel: Int?
-    /// Lossy quality 1-100 (JPEG, lossy WebP). `nil` (the default): the format's own default.
+    /// Lossy quality 1-100 (JPEG, WebP, AVIF, JPEG XL). `nil` (the default): the format's own
+    /// default. Given without ``lossless``, WebP, AVIF and JPEG XL write lossy
+    /// (``writesLossless(source:)``).
     public var quality: Int?
-    /// Lossless compression (WebP). `nil` (the default): lossless when the source is lossless.
+    /// Lossless compression (WebP, AVIF, JPEG XL). `nil` (the default): lossy when a ``quality``
+    /// is given, else lossless when the source is (``writesLossless(source:)``).
     public var lossless: Bool?
     /// Progressive (JPEG) or interlaced output. Default `false`.
     public var progressive: Bool

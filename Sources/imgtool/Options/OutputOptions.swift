@@ -23,10 +23,17 @@ struct OutputOptions: ParsableArguments {
     )
     var level: Int?
 
-    @Option(help: "Lossy quality, 1-100 (JPEG, WebP, AVIF). (default: the format's own)")
+    @Option(
+        help:
+            "Lossy quality, 1-100 (JPEG, WebP, AVIF, JPEG XL); given, WebP, AVIF and JPEG XL are written lossy unless --lossless. (default: the format's own)"
+    )
     var quality: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Lossless compression (WebP, AVIF). (default: lossless when the input is)")
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Lossless compression (WebP, AVIF, JPEG XL); wins over --quality, which lossless WebP reads as effort. (default: lossy when --quality is given, else lossless when the input is)"
+    )
     var lossless: Bool?
 
     @Flag(help: "Progressive output (JPEG).")

@@ -21,8 +21,9 @@ extension ImageFormat {
 /// - ``ImageWriteOptions/quality`` 0-100 (default 60) becomes an AV1 quantizer as libavif 1.x maps
 ///   its `quality`, `q = round((100 - quality) x 63 / 100)`, used as the range `q - 1 ... q + 1`:
 ///   the default is `avifenc`'s own, 24-26. Alpha is lossless, as `avifenc` keeps it.
-/// - ``ImageWriteOptions/lossless`` (default: lossless when the source is: PNG, APNG, GIF,
-///   lossless WebP): 4:4:4 with the identity matrix at quantizer 0, every sample kept.
+/// - ``ImageWriteOptions/lossless`` (default, ``ImageWriteOptions/writesLossless(source:)``:
+///   lossy when a quality is given, else lossless when the source is: PNG, APNG, GIF, lossless
+///   WebP): 4:4:4 with the identity matrix at quantizer 0, every sample kept; quality is unused.
 /// - ``ImageWriteOptions/compressionLevel`` 0-9 becomes libaom's speed `10 - level` (default 4:
 ///   speed 6, `avifenc`'s). libaom uses every processor.
 /// - 8-bit sources are written at 8 bits, deeper ones at 10 (12 when lossless). Sequences use a

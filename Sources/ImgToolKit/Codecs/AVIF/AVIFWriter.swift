@@ -6,10 +6,12 @@ internal import CAVIF
 /// - Quality 0-100 (default 60) becomes an AV1 quantizer as libavif 1.x maps its `quality`
 ///   option, `q = round((100 - quality) x 63 / 100)`, used as the range `q - 1 ... q + 1`: the
 ///   default is `avifenc`'s own default range, 24-26. Alpha is lossless, as `avifenc` keeps it.
-/// - Lossless (the default for a lossless source: PNG, APNG, GIF, lossless WebP) stores RGB as
-///   4:4:4 with the identity matrix at quantizer 0: every sample comes back.
+/// - Lossless (without a quality, the default for a lossless source: PNG, APNG, GIF, lossless
+///   WebP) stores RGB as 4:4:4 with the identity matrix at quantizer 0: every sample comes back.
+///   A quality given means lossy (``ImageWriteOptions/writesLossless(source:)``).
 /// - The compression level 0-9 becomes libaom's speed `10 - level` (default 6, `avifenc`'s).
-/// - Both cores: libaom runs with as many threads as there are processors.
+/// - Both cores: libaom runs with as many threads as there are processors; a sequence without
+///   row-based multithreading, with which libaom 3.6 mis-encodes frames (see `encode`).
 /// - 8-bit sources are written at 8 bits; deeper ones at 10 (12 when lossless). Colour: the ICC
 ///   profile, or the `nclx` code points of sRGB. Sequences use a 1 ms timescale, durations
 ///   rounded from the running sum; libavif 0.11 writes no edit list, so a sequence plays as a
@@ -19,12 +21,14 @@ struct AVIFWriter {
     let quality: Int
     let level: Int
     let background: RGBAColor?
+    /// The threads libaom may use (default: one per processor).
+    var threads = availableProcessors
     var icc: [UInt8]?
     var exif: [UInt8]?
     var xmp: [UInt8]?
 
     init(options: ImageWriteOptions, source info: ImageInfo) {
-        lossless = options.lossless ?? info.isStoredExactly
+        lossless = options.writesLossless(source: info)
         quality = options.quality ?? 60
         level = options.compressionLevel ?? 4
         background = options.background
@@ -66,7 +70,7 @@ struct AVIFWriter {
         let depth: UInt32 = deep ? (lossless ? 12 : 10) : 8
         guard let encoder = avifEncoderCreate() else { throw ImgToolError(.writeFailed, "out of memory for libavif") }
         defer { avifEncoderDestroy(encoder) }
-        encoder.pointee.maxThreads = Int32(clamping: availableProcessors)
+        encoder.pointee.maxThreads = Int32(clamping: threads)
         encoder.pointee.speed = Int32(10 - level)
         let q = lossless ? 0 : Int32(Self.quantizer(forQuality: quality))
         encoder.pointee.minQuantizer = lossless ? 0 : max(q - 1, 0)
@@ -76,6 +80,15 @@ struct AVIFWriter {
         encoder.pointee.timescale = 1000
 
         let single = info.frames.count <= 1
+        // libaom 3.6 (Debian 12's) with row-based multithreading, which libavif turns on for more
+        // than one thread, mis-encodes some frames of a sequence at speeds 5 and 6 with libavif's
+        // SSIM tuning: what the encoder reconstructs differs from what every decoder does (aomenc
+        // --test-decode reports the mismatch; CDEF on screen content such as a GIF's), and the
+        // frames predicted from it drift until the next key frame (issue 41: counter digits as
+        // black and pink blocks from frame 25 on). Without it, every machine writes the frames one
+        // thread writes (as fast at the sizes of animations, measured at 320x240). A still (one
+        // intra frame, nothing predicted from it, encoded all-intra) keeps it.
+        if !single { avifEncoderSetCodecSpecificOption(encoder, "row-mt", "0") }
         let reader = try source.makeFrameReader(depth: deep ? .sixteen : .eight)
         guard let first = try reader.nextFrame() else {
             throw ImgToolError(.corrupt, "the image has no frames to write")
@@ -121,13 +134,15 @@ struct AVIFWriter {
         image.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
         image.pointee.matrixCoefficients = avifMatrixCoefficients(
             lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY : AVIF_MATRIX_COEFFICIENTS_BT601)
+        // libavif refuses a frame whose code points differ from the first's, so every frame of a
+        // sequence with a profile says "unspecified"; the profile and metadata go with the first.
+        if icc != nil {
+            image.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_UNSPECIFIED)
+            image.pointee.transferCharacteristics = avifTransferCharacteristics(
+                AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED)
+        }
         if first {
-            if let icc {
-                icc.withUnsafeBufferPointer { avifImageSetProfileICC(image, $0.baseAddress, $0.count) }
-                image.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_UNSPECIFIED)
-                image.pointee.transferCharacteristics = avifTransferCharacteristics(
-                    AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED)
-            }
+            icc?.withUnsafeBufferPointer { avifImageSetProfileICC(image, $0.baseAddress, $0.count) }
             exif?.withUnsafeBufferPointer { avifImageSetMetadataExif(image, $0.baseAddress, $0.count) }
             xmp?.withUnsafeBufferPointer { avifImageSetMetadataXMP(image, $0.baseAddress, $0.count) }
         }

@@ -18,8 +18,9 @@ extension ImageFormat {
 /// - A JPEG read as it is (no operation, the profile kept, no quality asked) is recompressed
 ///   losslessly: its DCT coefficients and the data to rebuild it byte for byte (about a fifth
 ///   smaller). Its own markers (EXIF, ICC, XMP) travel with it, as they must to come back whole.
-/// - Otherwise pixels are encoded. ``ImageWriteOptions/lossless`` (default: lossless when the
-///   source is: PNG, APNG, GIF, lossless WebP) keeps every sample.
+/// - Otherwise pixels are encoded. ``ImageWriteOptions/lossless`` keeps every sample (default,
+///   ``ImageWriteOptions/writesLossless(source:)``: lossy when a quality is given, else lossless
+///   when the source is: PNG, APNG, GIF, lossless WebP).
 ///   ``ImageWriteOptions/quality`` 1-100 becomes a Butteraugli distance as `cjxl` maps it: 100 is
 ///   0 (lossless), 30-99 `0.1 + (100 - q) x 0.09`, below 30 `6.4 + 2.5^((30 - q) / 5) / 6.25`; a
 ///   lossy write without a quality uses distance 1 (quality 90), `cjxl`'s default.

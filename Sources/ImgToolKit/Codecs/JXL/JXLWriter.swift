@@ -10,8 +10,9 @@ internal import CJXL
 /// otherwise, each frame the whole canvas; or, for a JPEG read as it is, the JPEG itself
 /// recompressed losslessly (its DCT coefficients and the data to rebuild the file byte for byte).
 ///
-/// - Lossless (the default for a lossless source: PNG, APNG, GIF, lossless WebP, and for a JPEG,
-///   which is transcoded) keeps every sample: modular mode, the original colour space.
+/// - Lossless (without a quality, the default for a lossless source: PNG, APNG, GIF, lossless
+///   WebP, and for a JPEG, which is transcoded) keeps every sample: modular mode, the original
+///   colour space. A quality given means lossy (``ImageWriteOptions/writesLossless(source:)``).
 /// - Quality 1-100 becomes a Butteraugli distance as `cjxl` and libjxl 0.9's
 ///   `JxlEncoderDistanceFromQuality` map it: 100 is 0 (lossless), 30-99 `0.1 + (100 - q) x 0.09`,
 ///   below 30 `6.4 + 2.5^((30 - q) / 5) / 6.25`. A lossy write without a quality uses distance 1
@@ -30,7 +31,9 @@ struct JXLWriter {
     let level: Int
     let plays: Int?
     let background: RGBAColor?
-    let sourceIsLossless: Bool
+    /// Whether pixels are encoded losslessly (``ImageWriteOptions/writesLossless(source:)``, and
+    /// quality 100 without `lossless` set: distance 0 is JPEG XL's lossless mode, as `cjxl -q 100`).
+    let isLossless: Bool
     /// Whether the pixels keep their colour space (``ImageWriteOptions/ProfileChoice/keep``).
     let keepsProfile: Bool
     var icc: [UInt8]?
@@ -43,7 +46,7 @@ struct JXLWriter {
         level = options.compressionLevel ?? 4
         plays = options.plays
         background = options.background
-        sourceIsLossless = info.isStoredExactly
+        isLossless = options.writesLossless(source: info) || (options.lossless == nil && options.quality == 100)
         if case .keep = options.profile { keepsProfile = true } else { keepsProfile = false }
     }
 
@@ -108,7 +111,6 @@ struct JXLWriter {
             return
         }
 
-        let isLossless = lossless ?? (quality == nil ? sourceIsLossless : quality == 100)
         let deep = info.bitDepth > 8
         let animated = info.frames.count > 1
         let reader = try source.makeFrameReader(depth: deep ? .sixteen : .eight)

@@ -14,10 +14,11 @@ extension ImageFormat {
 /// ``ImageInfo/plays`` are the ANIM loop count (0 forever, N plays). The EXIF orientation a
 /// WebP may carry is not applied: libwebp and browsers ignore it.
 ///
-/// Options read when writing: ``ImageWriteOptions/lossless`` (default: lossless when the source
-/// is lossless: PNG, APNG, GIF, lossless WebP; lossless output keeps every sample exactly, the
-/// colour of transparent pixels included), ``ImageWriteOptions/quality`` (0-100, default 75 as
-/// `cwebp`; for lossless output it trades time for size), ``ImageWriteOptions/plays`` (default:
+/// Options read when writing: ``ImageWriteOptions/lossless`` (default,
+/// ``ImageWriteOptions/writesLossless(source:)``: lossy when a quality is given, else lossless
+/// when the source is lossless: PNG, APNG, GIF, lossless WebP; lossless output keeps every sample
+/// exactly, the colour of transparent pixels included), ``ImageWriteOptions/quality`` (0-100,
+/// default 75 as `cwebp`; with `lossless` set it trades time for size, as `cwebp -lossless -q`), ``ImageWriteOptions/plays`` (default:
 /// as the source says, 0-65535) and ``ImageWriteOptions/background`` (flatten first when set).
 /// Delays are written in whole milliseconds, rounded from the running sum so that no frame
 /// drifts; a frame identical to the one before is merged into its duration by the encoder.

@@ -38,7 +38,7 @@ struct WebPWriter {
 
     /// The settings for `options`, with the defaults taken from the source's `info`.
     init(options: ImageWriteOptions, source info: ImageInfo) {
-        lossless = options.lossless ?? info.isStoredExactly
+        lossless = options.writesLossless(source: info)
         quality = options.quality ?? 75
         method = options.compressionLevel.map { min($0, 6) } ?? 4
         plays = options.plays
