@@ -26,8 +26,13 @@ enum ImageDataPhase: Sendable, Hashable {
 
 /// Builds an APNG's frame table from its chunks in file order, enforcing the APNG 1.0 rules:
 /// one acTL, fcTL and fdAT sequence numbers 0, 1, 2, ... with no gap, every fcTL followed by
-/// data (IDAT for the default image, fdAT after it), num_frames equal to the fcTL count, and
-/// valid, CRC-checked acTL, fcTL and fdAT chunks.
+/// data (IDAT for the default image, fdAT after it), and valid, CRC-checked acTL, fcTL and fdAT
+/// chunks.
+///
+/// acTL's num_frames should equal the number of fcTL chunks; when it does not (0, more than
+/// 2^31 - 1, 0xFFFFFFFF left by a writer streaming to a pipe, or simply wrong), the frames that are
+/// there are read, with a warning, as browsers do: the chunks are the evidence, the count only a
+/// declaration. An acTL with no fcTL at all leaves no animation.
 struct APNGFrameTableBuilder {
     /// The file's header.
     let header: IHDRChunk
@@ -98,14 +103,25 @@ struct APNGFrameTableBuilder {
         }
     }
 
-    /// The animation control and the frame table, once every chunk has been consumed.
-    func finish() throws(APNGParseError) -> (control: ACTLChunk, frames: [APNGFrame]) {
+    /// The animation control and the frame table, once every chunk has been consumed, and a
+    /// warning when acTL's num_frames disagrees with the fcTL chunks found (the frames found are
+    /// the table).
+    /// - Throws: ``APNGParseError`` `missingAnimationControl`, `frameWithoutData`, or
+    ///   `frameCountMismatch` when there is no fcTL at all.
+    func finish() throws(APNGParseError) -> (control: ACTLChunk, frames: [APNGFrame], warning: String?) {
         guard let control else { throw .missingAnimationControl }
         try checkLastFrameHasData()
-        guard frames.count == control.chunk.frameCount else {
-            throw .frameCountMismatch(declared: control.chunk.frameCount, found: frames.count)
-        }
-        return (control.chunk, frames)
+        let declared = control.chunk.frameCount
+        guard !frames.isEmpty else { throw .frameCountMismatch(declared: declared, found: 0) }
+        guard frames.count != declared else { return (control.chunk, frames, nil) }
+        let count = "\(frames.count) frame\(frames.count == 1 ? "" : "s")"
+        let reason =
+            declared == 0xFFFF_FFFF
+            ? ", the value a writer streaming to a pipe leaves when it cannot go back to fill the count in"
+            : (1...PNGChunk.maxLength).contains(declared) ? "" : ", which the APNG specification does not allow"
+        let warning =
+            "acTL at offset \(control.offset) declares num_frames \(declared)\(reason), but the file has \(count) (fcTL chunks); reading the \(count) that are there"
+        return (control.chunk, frames, warning)
     }
 
     private func checkCRC(_ chunk: PNGChunk) throws(APNGParseError) {
