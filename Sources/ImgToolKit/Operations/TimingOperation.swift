@@ -1,8 +1,11 @@
 /// The operations on an animation's timing: `--speed X`, `--reverse`, `--frames A..B` and
 /// `--loops N`. Pixels are not touched; frames are read as composited.
 public enum TimingOperation: FrameOperation, Hashable, Codable {
-    /// Every delay divided by this factor (above 0). Writers that round delays (GIF's
-    /// centiseconds) carry the rounding from frame to frame, so the total does not drift.
+    /// Every delay divided by this factor (above 0). Delays read from a file are first read as
+    /// players show them (``DelayPolicy/browser``: 10 ms or less is 100 ms), as `animate --speed`
+    /// does, and the results are play times (``ImageInfo/delaysArePlayTimes``). Writers that round
+    /// delays (GIF's centiseconds) carry the rounding from frame to frame, so the total does not
+    /// drift, and fold frames shorter than 20 ms (``WrittenTiming``).
     case speed(Double)
     /// The frames in the opposite order, each with its own delay.
     case reverse
@@ -51,11 +54,15 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
         info.framesAreDerived = true
         switch self {
         case .speed(let factor):
+            let asStored = !info.delaysArePlayTimes && info.isAnimated
             info.frames = info.frames.map { frame in
                 var frame = frame
-                frame.delay = frame.delay / factor
+                let shown =
+                    asStored ? DelayPolicy.browser.effectiveDelay(frame.delay, format: info.format) : frame.delay
+                frame.delay = shown / factor
                 return frame
             }
+            info.delaysArePlayTimes = info.delaysArePlayTimes || info.isAnimated
             return RetimedFrameSource(base: source, info: info, order: .same)
         case .loops(let plays):
             info.plays = plays
