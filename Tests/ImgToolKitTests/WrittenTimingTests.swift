@@ -130,14 +130,21 @@ struct WrittenTimingTests {
         }
     }
 
-    @Test("a stored delay of 10 ms or less is the 100 ms players show when written into another format")
+    @Test("a file's delays are written as stored, but folded into a GIF from another format")
     func storedShortDelays() async throws {
-        let source = TimedSource(delaysMs: [0, 10, 10, 40], format: .gif, playTimes: false)
-        let (delays, frames) = try Self.readBack(try await WebPCodec().encode(source), "out.webp")
-        #expect(delays == [100, 100, 100, 40])
+        // 0 and 10 ms play as 100 ms in browsers, whatever the format: kept, the output plays alike.
+        let gif = TimedSource(delaysMs: [0, 10, 10, 40], format: .gif, playTimes: false)
+        for format in [ImageFormat.gif, .apng, .webp, .avif, .jxl] {
+            #expect(gif.timedForWriting(as: format) is TimedSource)
+        }
+        let (delays, frames) = try Self.readBack(try await WebPCodec().encode(gif), "out.webp")
+        #expect(delays == [0, 10, 10, 40])
         #expect(frames.count == 4)
-        // Into its own format, a stored delay is kept as it is (players read it the same way).
-        #expect(source.timedForWriting(as: .gif) is TimedSource)
+        // A GIF holds centiseconds: another format's delays are times, folded and rounded.
+        let apng = TimedSource(delaysMs: [10, 10, 10, 10, 40], format: .apng, playTimes: false)
+        let folded = try Self.readBack(try await GIFCodec().encode(apng), "out.gif")
+        #expect(folded.delays == [20, 20, 40])
+        #expect(folded.frames == [0, 2, 4].map(TimedSource.image))
     }
 
     @Test("--speed 4 on 40 ms GIF frames: 10 ms play times, written to WebP as 20 ms frames, every other one")

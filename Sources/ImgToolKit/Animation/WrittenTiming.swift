@@ -17,12 +17,13 @@
 ///   writers then round start times (not each delay) to their own unit: milliseconds, or a GIF's
 ///   centiseconds, which keeps the total within half a unit and every delay at least 20 ms.
 ///
-/// **Delays as stored.** A delay read from a file (``ImageInfo/delaysArePlayTimes`` `false`)
-/// means what players make of it: when the writer's format is the file's, it is kept exactly,
-/// 0 included (a GIF written as a GIF keeps its centiseconds); into another format, a delay of
-/// 10 ms or less is first read as the 100 ms that players show (``DelayPolicy/browser``), then
-/// folded like any other. Delays set by `--speed` or a merge are play times and are folded as
-/// they are.
+/// **Delays as stored.** A delay read from a file (``ImageInfo/delaysArePlayTimes`` `false`) is
+/// written as it is, 0 included: every player reads it the same way in every format (browsers,
+/// and ``DelayPolicy/browser``, show 10 ms or less as 100 ms), so the output plays as the input
+/// does. The exception is a GIF written from another format: a GIF holds centiseconds, so those
+/// delays are folded and rounded as times (a GIF written as a GIF keeps its own). Delays set by
+/// `--speed` (which reads a file's delays as players show them first) or by a merge are play
+/// times, and every writer folds them.
 public enum WrittenTiming {
     /// The shortest delay written: 20 ms.
     public static let minimumDelay = Duration.milliseconds(20)
@@ -78,21 +79,19 @@ public enum WrittenTiming {
         }
     }
 
-    /// The delays a writer of `format` works from: as stored when `info`'s format is `format`
-    /// and its delays are as stored (they are kept exactly); otherwise play times, which are
-    /// folded (a stored delay of 10 ms or less is read as the 100 ms players show).
+    /// The delays a writer of `format` works from, and whether they are stored values to keep
+    /// exactly: a file's delays are kept, but for a GIF written from another format (GIF stores
+    /// centiseconds, so those delays are times to round and fold); play times
+    /// (``ImageInfo/delaysArePlayTimes``) are folded.
     /// - Parameters:
     ///   - info: the source's frame table.
     ///   - format: the format being written.
-    /// - Returns: one delay per frame, and whether they are stored values to keep exactly.
+    /// - Returns: one delay per frame, and whether they are kept exactly.
     public static func playTimes(of info: ImageInfo, writtenAs format: ImageFormat) -> (
         delays: [Duration], asStored: Bool
     ) {
-        if info.delaysArePlayTimes { return (info.frames.map(\.delay), false) }
-        if info.format == format { return (info.frames.map(\.delay), true) }
-        // A still's delay is not played.
-        if !info.isAnimated { return (info.frames.map(\.delay), false) }
-        return (info.frames.map { DelayPolicy.browser.effectiveDelay($0.delay, format: info.format) }, false)
+        let asStored = !info.delaysArePlayTimes && (format != .gif || info.format == .gif)
+        return (info.frames.map(\.delay), asStored)
     }
 }
 
@@ -112,9 +111,7 @@ extension FrameSource {
     func foldedForWriting(as format: ImageFormat) -> FoldedFrameSource? {
         guard info.frameCount > 1 else { return nil }
         let (delays, asStored) = WrittenTiming.playTimes(of: info, writtenAs: format)
-        if asStored { return nil }
-        let original = info.frames.map(\.delay)
-        if delays == original && delays.allSatisfy({ $0 >= WrittenTiming.minimumDelay }) { return nil }
+        if asStored || delays.allSatisfy({ $0 >= WrittenTiming.minimumDelay }) { return nil }
         return FoldedFrameSource(base: self, slots: WrittenTiming.slots(for: delays))
     }
 }

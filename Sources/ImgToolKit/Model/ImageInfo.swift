@@ -32,9 +32,9 @@ public struct ImageInfo: Sendable, Hashable {
     /// Whether each frame's delay is the time it is meant to show (set by `--speed` and merges,
     /// which read stored delays as players show them first), rather than a value read from a
     /// file, which players show as 100 ms when it is 10 ms or less (``DelayPolicy/browser``).
-    /// Writers fold frames shorter than 20 ms either way (``WrittenTiming``); a stored delay of
-    /// 10 ms or less written into another format is first read as 100 ms. Set it on a source of
-    /// your own whose delays are exact times. Default `false`.
+    /// Every animated writer folds play times under 20 ms (``WrittenTiming``); a file's delays
+    /// are written as stored (but rounded and folded into a GIF from another format). Set it on
+    /// a source of your own whose delays are exact times. Default `false`.
     public var delaysArePlayTimes = false
     /// The XMP packet (UTF-8 XML), when the file carries one (JPEG APP1, PNG `iTXt`
     /// `XML:com.adobe.xmp`, WebP `XMP `, GIF `XMP DataXMP`).

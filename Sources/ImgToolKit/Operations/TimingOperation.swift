@@ -3,9 +3,9 @@
 public enum TimingOperation: FrameOperation, Hashable, Codable {
     /// Every delay divided by this factor (above 0). Delays read from a file are first read as
     /// players show them (``DelayPolicy/browser``: 10 ms or less is 100 ms), as `animate --speed`
-    /// does, and the results are play times (``ImageInfo/delaysArePlayTimes``). Writers that round
-    /// delays (GIF's centiseconds) carry the rounding from frame to frame, so the total does not
-    /// drift, and fold frames shorter than 20 ms (``WrittenTiming``).
+    /// does, and the results are play times (``ImageInfo/delaysArePlayTimes``), which writers fold
+    /// where shorter than 20 ms (``WrittenTiming``). Writers that round delays (GIF's
+    /// centiseconds) carry the rounding from frame to frame, so the total does not drift.
     case speed(Double)
     /// The frames in the opposite order, each with its own delay.
     case reverse

@@ -1,9 +1,9 @@
 /// The APNG animation control chunk (acTL): how many frames and how many plays.
 struct ACTLChunk: Sendable, Hashable {
     /// `num_frames` as stored: the number of frames (fcTL chunks) the file declares. The APNG
-    /// specification allows 1 ... 2^31 - 1, but a reader takes the fcTL chunks actually present
-    /// (``APNGFrameTableBuilder/finish()``): a writer streaming to a pipe cannot go back to fill
-    /// the count in (ffmpeg leaves 0xFFFFFFFF), so any 32-bit value is kept here.
+    /// specification allows 1 ... 2^31 - 1, but a writer streaming to a pipe cannot go back to
+    /// fill the count in (ffmpeg leaves 0xFFFFFFFF), so any 32-bit value is kept here and
+    /// ``APNGFrameTableBuilder/finish()`` weighs it against the fcTL chunks present.
     var frameCount: Int
     /// `num_plays`: how many times the animation plays; 0 means forever.
     var plays: Int

@@ -29,10 +29,11 @@ enum ImageDataPhase: Sendable, Hashable {
 /// data (IDAT for the default image, fdAT after it), and valid, CRC-checked acTL, fcTL and fdAT
 /// chunks.
 ///
-/// acTL's num_frames should equal the number of fcTL chunks; when it does not (0, more than
-/// 2^31 - 1, 0xFFFFFFFF left by a writer streaming to a pipe, or simply wrong), the frames that are
-/// there are read, with a warning, as browsers do: the chunks are the evidence, the count only a
-/// declaration. An acTL with no fcTL at all leaves no animation.
+/// acTL's num_frames should equal the number of fcTL chunks. When it is no count at all (0, or
+/// more than 2^31 - 1: 0xFFFFFFFF is what a writer streaming to a pipe leaves) or fewer than the
+/// fcTL chunks, the frames that are there are read, with a warning: the chunks are the evidence.
+/// A valid count above the fcTL chunks found is an error (the APNG test suite's "num_frames too
+/// high": frames may be missing), and so is an acTL with no fcTL at all.
 struct APNGFrameTableBuilder {
     /// The file's header.
     let header: IHDRChunk
@@ -107,18 +108,24 @@ struct APNGFrameTableBuilder {
     /// warning when acTL's num_frames disagrees with the fcTL chunks found (the frames found are
     /// the table).
     /// - Throws: ``APNGParseError`` `missingAnimationControl`, `frameWithoutData`, or
-    ///   `frameCountMismatch` when there is no fcTL at all.
+    ///   `frameCountMismatch` when there is no fcTL at all or a valid count is above the fcTL count.
     func finish() throws(APNGParseError) -> (control: ACTLChunk, frames: [APNGFrame], warning: String?) {
         guard let control else { throw .missingAnimationControl }
         try checkLastFrameHasData()
         let declared = control.chunk.frameCount
         guard !frames.isEmpty else { throw .frameCountMismatch(declared: declared, found: 0) }
         guard frames.count != declared else { return (control.chunk, frames, nil) }
+        let isCount = (1...PNGChunk.maxLength).contains(declared)
+        // A valid count above the frames present is the APNG test suite's "num_frames too
+        // high": an error, so the default image (the file may have lost frames).
+        if isCount && declared > frames.count {
+            throw .frameCountMismatch(declared: declared, found: frames.count)
+        }
         let count = "\(frames.count) frame\(frames.count == 1 ? "" : "s")"
         let reason =
             declared == 0xFFFF_FFFF
             ? ", the value a writer streaming to a pipe leaves when it cannot go back to fill the count in"
-            : (1...PNGChunk.maxLength).contains(declared) ? "" : ", which the APNG specification does not allow"
+            : isCount ? "" : ", which the APNG specification does not allow"
         let warning =
             "acTL at offset \(control.offset) declares num_frames \(declared)\(reason), but the file has \(count) (fcTL chunks); reading the \(count) that are there"
         return (control.chunk, frames, warning)

@@ -32,8 +32,8 @@ public enum GIFTiming {
     }
 
     /// The GIF delay of each frame of `info`, or `nil` for a frame left out, as the GIF writer
-    /// writes them: a GIF's stored delays exactly, any other timeline as play times (a stored
-    /// delay of 10 ms or less read as the 100 ms players show), folded (``WrittenTiming``).
+    /// writes them: a GIF's stored delays exactly, any other timeline folded and rounded
+    /// (``WrittenTiming``).
     public static func centiseconds(for info: ImageInfo) -> [Int?] {
         let (delays, asStored) = WrittenTiming.playTimes(of: info, writtenAs: .gif)
         return centiseconds(for: delays, keepExactly: asStored)
