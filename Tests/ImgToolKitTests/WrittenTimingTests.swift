@@ -147,6 +147,20 @@ struct WrittenTimingTests {
         #expect(folded.frames == [0, 2, 4].map(TimedSource.image))
     }
 
+    @Test("a GIF's stored delays of 0 survive an operation: a cropped GIF written as a GIF keeps its frames")
+    func derivedGIFKeepsStoredDelays() async throws {
+        var gif = GIFBuilder(width: 2, height: 1, globalColors: [(0, 0, 0), (255, 255, 255), (255, 0, 0)])
+        for index in 0..<3 {
+            gif.control(delay: 0)
+            gif.image(width: 2, height: 1, indices: [UInt8(index), 0])
+        }
+        let cropped = try await ImageSource(data: gif.build(), name: "zero.gif")
+            .applying([.crop(CropOperation(.exact(FrameRegion(x: 0, y: 0, width: 1, height: 1))))])
+        let (delays, frames) = try Self.readBack(try await GIFCodec().encode(cropped), "out.gif")
+        #expect(delays == [0, 0, 0])
+        #expect(frames.count == 3)
+    }
+
     @Test("--speed 4 on 40 ms GIF frames: 10 ms play times, written to WebP as 20 ms frames, every other one")
     func speedThenWrite() async throws {
         let gif = try await GIFCodec().encode(TimedSource(delaysMs: Array(repeating: 40, count: 8), playTimes: false))
