@@ -4,8 +4,8 @@
 // When the input fits a GIF (every frame at most 256 colours, the transparent index aside, and
 // alpha only 0 or 255), the GIF must decode to exactly the input's frames, delays and plays: a
 // GIF input frame for frame with its delays as stored; an APNG input as GIFTiming rounds its
-// milliseconds (frames of 0 or 1 cs folded into the next, identical consecutive frames merged,
-// delays summed). Otherwise the GIF must decode, with the same frame count and timing.
+// milliseconds (stored delays of 10 ms or less read as 100 ms, frames under 20 ms folded by
+// WrittenTiming, identical consecutive frames merged, delays summed). Otherwise the GIF must decode, with the same frame count and timing.
 import Foundation
 import ImgToolKit
 
@@ -110,7 +110,7 @@ func fitsGIF(_ frames: [[UInt8]]) -> Bool {
 /// thresholded at 128 first when `threshold` is set.
 func expectedShown(_ frames: [[UInt8]], info: ImageInfo, threshold: Bool) -> [ShownFrame] {
     let isGIF = info.format == .gif
-    let delays = GIFTiming.centiseconds(for: info.frames.map(\.delay), keepExactly: isGIF)
+    let delays = GIFTiming.centiseconds(for: info)
     var shown: [ShownFrame] = []
     for (index, samples) in frames.enumerated() {
         guard index < delays.count, let delay = delays[index] else { continue }

@@ -174,13 +174,15 @@ struct APNGStructureTests {
         #expect(error(Array(fctl().dropLast())) == .invalidChunkLength(.fctl, offset: 33, length: 25, expected: "26"))
     }
 
-    @Test("acTL rejects num_frames 0 and fdAT needs a sequence number")
-    func actlAndFdatValidation() {
+    @Test("acTL keeps any num_frames and rejects num_plays past 2^31 - 1; fdAT needs a sequence number")
+    func actlAndFdatValidation() throws {
+        #expect(try ACTLChunk(parsing: [0, 0, 0, 0, 0, 0, 0, 0][...], offset: 1).frameCount == 0)
+        #expect(try ACTLChunk(parsing: [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0][...], offset: 1).frameCount == 0xFFFF_FFFF)
         #expect(
             throws: APNGParseError.invalidField(
-                .actl, offset: 1, field: "num_frames", value: 0, allowed: "1...2147483647")
+                .actl, offset: 1, field: "num_plays", value: 0x8000_0000, allowed: "0...2147483647")
         ) {
-            try ACTLChunk(parsing: [0, 0, 0, 0, 0, 0, 0, 0][...], offset: 1)
+            try ACTLChunk(parsing: [0, 0, 0, 1, 0x80, 0, 0, 0][...], offset: 1)
         }
         #expect(throws: APNGParseError.invalidChunkLength(.fdat, offset: 2, length: 3, expected: "at least 4")) {
             try FDATChunk(parsing: [0, 0, 0][...], offset: 2)

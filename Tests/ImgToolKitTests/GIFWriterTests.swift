@@ -5,7 +5,7 @@ import Testing
 
 /// Frames held in memory, as any decoder would hand them over: for writer tests.
 private struct ArrayFrameSource: FrameSource {
-    let info: ImageInfo
+    var info: ImageInfo
     let images: [PixelBuffer]
 
     init(format: ImageFormat = .apng, images: [PixelBuffer], delaysMs: [Int], plays: Int = 0) {
@@ -229,21 +229,30 @@ struct GIFWriterTests {
         let ms: (Int) -> Duration = { .milliseconds($0) }
         #expect(
             GIFTiming.centiseconds(for: Array(repeating: ms(33), count: 6), keepExactly: false) == [3, 4, 3, 3, 4, 3])
-        #expect(GIFTiming.centiseconds(for: [ms(0), ms(10), ms(100)], keepExactly: false) == [nil, nil, 11])
-        #expect(GIFTiming.centiseconds(for: [ms(100), ms(5)], keepExactly: false) == [10, 2])
+        // Play times under 20 ms are folded (WrittenTiming): each slot shows the frame on screen
+        // when it starts, a short last slot joins the one before, and the total is kept.
+        #expect(GIFTiming.centiseconds(for: [ms(0), ms(10), ms(100)], keepExactly: false) == [nil, 2, 9])
+        #expect(GIFTiming.centiseconds(for: [ms(100), ms(5)], keepExactly: false) == [11, nil])
         #expect(GIFTiming.centiseconds(for: [ms(0), ms(10), ms(70)], keepExactly: true) == [0, 1, 7])
-        #expect(GIFTiming.centiseconds(for: [ms(16), ms(17), ms(17)], keepExactly: false) == [2, nil, 3])
+        #expect(GIFTiming.centiseconds(for: [ms(16), ms(17), ms(17)], keepExactly: false) == [2, 3, nil])
     }
 
     @Test func apngTimingFoldsShortFramesAndMergesIdenticalOnes() async throws {
         let a = APNGBuilder.solid(3, 3, [10, 10, 10, 255])
         let b = APNGBuilder.solid(3, 3, [20, 20, 20, 255])
         let c = APNGBuilder.solid(3, 3, [30, 30, 30, 255])
-        // b shows for 5 ms (folded into c); the two a frames merge.
-        let source = ArrayFrameSource(images: [a, a, b, c], delaysMs: [40, 33, 5, 100])
-        let decoded = try decode(try await writeGIF(source))
-        #expect(decoded.frames == [a, c])
-        #expect(decoded.delaysMs == [70, 110])
+        // Play times: b is meant to show for 5 ms, so its slot lasts 20 ms and c starts 15 ms
+        // late, at 93 ms; the total stays 178 ms (18 cs). The two a frames merge.
+        var source = ArrayFrameSource(images: [a, a, b, c], delaysMs: [40, 33, 5, 100])
+        source.info.delaysArePlayTimes = true
+        var decoded = try decode(try await writeGIF(source))
+        #expect(decoded.frames == [a, b, c])
+        #expect(decoded.delaysMs == [70, 20, 90])
+        // Read from an APNG file, the delays are folded and rounded the same way into a GIF.
+        source.info.delaysArePlayTimes = false
+        decoded = try decode(try await writeGIF(source))
+        #expect(decoded.frames == [a, b, c])
+        #expect(decoded.delaysMs == [70, 20, 90])
     }
 
     @Test func gifSourcesKeepIdenticalFramesOneForOne() async throws {
@@ -425,7 +434,9 @@ struct GIFWriterTests {
             randomImage(40, 30, colors: many, seed: 13), randomImage(40, 30, colors: few, seed: 14),
             randomImage(40, 30, colors: few, seed: 14),
         ]
-        let source = ArrayFrameSource(images: images, delaysMs: [100, 0, 50, 100, 100])
+        // Play times: the frame of 0 ms is folded away (read from an APNG, it would show 100 ms).
+        var source = ArrayFrameSource(images: images, delaysMs: [100, 0, 50, 100, 100])
+        source.info.delaysArePlayTimes = true
         let (everything, kept) = try bothWrites(
             source, GIFWriter(options: ImageWriteOptions()), setting: \.keptBytes, 0, keptBytes)
         #expect(kept == everything)

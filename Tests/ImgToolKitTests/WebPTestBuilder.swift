@@ -159,7 +159,7 @@ struct WebPTestRandom: RandomNumberGenerator {
 
 /// A frame source over pictures held in memory, for the writer's tests.
 struct WebPTestSource: FrameSource {
-    let info: ImageInfo
+    var info: ImageInfo
     let images: [PixelBuffer]
 
     init(images: [PixelBuffer], delays: [Duration], plays: Int = 0, format: ImageFormat = .gif) {

@@ -87,6 +87,7 @@ public struct MergedAnimation: FrameSource {
             },
             plays: infos[timeline.longestInput].plays)
         info.adoptDescription(of: background.info)
+        info.delaysArePlayTimes = true
     }
 
     /// How inputs' delays are read: as browsers play them (a delay of 10 ms or less is 100 ms),

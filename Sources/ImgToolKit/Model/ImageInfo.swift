@@ -29,6 +29,13 @@ public struct ImageInfo: Sendable, Hashable {
     /// centisecond rounding from frame to frame, as it does for any other source, instead of
     /// keeping a GIF's frames one for one.
     public var framesAreDerived = false
+    /// Whether each frame's delay is the time it is meant to show (set by `--speed` and merges,
+    /// which read stored delays as players show them first), rather than a value read from a
+    /// file, which players show as 100 ms when it is 10 ms or less (``DelayPolicy/browser``).
+    /// Every animated writer folds play times under 20 ms (``WrittenTiming``); a file's delays
+    /// are written as stored (but rounded and folded into a GIF from another format). Set it on
+    /// a source of your own whose delays are exact times. Default `false`.
+    public var delaysArePlayTimes = false
     /// The XMP packet (UTF-8 XML), when the file carries one (JPEG APP1, PNG `iTXt`
     /// `XML:com.adobe.xmp`, WebP `XMP `, GIF `XMP DataXMP`).
     public var xmp: [UInt8]?

@@ -1,7 +1,10 @@
 /// The operations on an animation's timing: `--speed X`, `--reverse`, `--frames A..B` and
 /// `--loops N`. Pixels are not touched; frames are read as composited.
 public enum TimingOperation: FrameOperation, Hashable, Codable {
-    /// Every delay divided by this factor (above 0). Writers that round delays (GIF's
+    /// Every delay divided by this factor (above 0). Delays read from a file are first read as
+    /// players show them (``DelayPolicy/browser``: 10 ms or less is 100 ms), as `animate --speed`
+    /// does, and the results are play times (``ImageInfo/delaysArePlayTimes``), which writers fold
+    /// where shorter than 20 ms (``WrittenTiming``). Writers that round delays (GIF's
     /// centiseconds) carry the rounding from frame to frame, so the total does not drift.
     case speed(Double)
     /// The frames in the opposite order, each with its own delay.
@@ -59,19 +62,24 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
             guard factor.isFinite, factor > 0 else {
                 throw ImgToolError(.invalidArgument, "--speed \(factor): expected a factor above 0")
             }
+            let asStored = !info.delaysArePlayTimes && info.isAnimated
+            func shown(_ frame: FrameInfo) -> Duration {
+                asStored ? DelayPolicy.browser.effectiveDelay(frame.delay, format: info.format) : frame.delay
+            }
             // Checked before dividing: a chain of slow-downs (--speed 0.001 seven times) must end
             // in a clear error, not a delay no integer holds.
-            for frame in info.frames where frame.delay.milliseconds / factor > Self.longestDelayMilliseconds {
+            for frame in info.frames where shown(frame).milliseconds / factor > Self.longestDelayMilliseconds {
                 throw ImgToolError(
                     .invalidArgument,
-                    "--speed \(factor): frame \(frame.index) would be shown for \(Int((frame.delay.milliseconds / factor / 1000).rounded())) s, "
+                    "--speed \(factor): frame \(frame.index) would be shown for \(Int((shown(frame).milliseconds / factor / 1000).rounded())) s, "
                         + "longer than any format holds (\(Int(Self.longestDelayMilliseconds) / 1000) s)")
             }
             info.frames = info.frames.map { frame in
                 var frame = frame
-                frame.delay = frame.delay / factor
+                frame.delay = shown(frame) / factor
                 return frame
             }
+            info.delaysArePlayTimes = info.delaysArePlayTimes || info.isAnimated
             return RetimedFrameSource(base: source, info: info, order: .same)
         case .loops(let plays):
             info.plays = plays

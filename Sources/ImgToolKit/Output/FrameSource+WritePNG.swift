@@ -55,6 +55,12 @@ extension FrameSource {
             try sink.append(try encoder.encode(image))
             return
         }
+        // Frames under 20 ms folded, as every animated writer does (``WrittenTiming``).
+        if let folded = foldedForWriting(as: .apng) {
+            try await folded.writePNG(
+                into: &sink, plays: plays, depth: depth, encoder: encoder, progress: progress, lookAhead: lookAhead)
+            return
+        }
         // Frames are analysed as they arrive and held until the storage is settled, so that
         // usually the same reader goes on to write them (one decode per frame): as they are up
         // to the look-ahead, then compressed.

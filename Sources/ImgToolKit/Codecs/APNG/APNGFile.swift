@@ -98,7 +98,9 @@ struct APNGFile: Sendable {
             animation = .failure(failure)
         } else {
             do throws(APNGParseError) {
-                animation = .success(try builder.finish())
+                let (control, frames, warning) = try builder.finish()
+                animation = .success((control, frames))
+                if let warning { warnings.insert(warning, at: 0) }
             } catch {
                 animation = .failure(error)
             }

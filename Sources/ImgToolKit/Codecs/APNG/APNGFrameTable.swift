@@ -26,8 +26,14 @@ enum ImageDataPhase: Sendable, Hashable {
 
 /// Builds an APNG's frame table from its chunks in file order, enforcing the APNG 1.0 rules:
 /// one acTL, fcTL and fdAT sequence numbers 0, 1, 2, ... with no gap, every fcTL followed by
-/// data (IDAT for the default image, fdAT after it), num_frames equal to the fcTL count, and
-/// valid, CRC-checked acTL, fcTL and fdAT chunks.
+/// data (IDAT for the default image, fdAT after it), and valid, CRC-checked acTL, fcTL and fdAT
+/// chunks.
+///
+/// acTL's num_frames should equal the number of fcTL chunks. When it is no count at all (0, or
+/// more than 2^31 - 1: 0xFFFFFFFF is what a writer streaming to a pipe leaves) or fewer than the
+/// fcTL chunks, the frames that are there are read, with a warning: the chunks are the evidence.
+/// A valid count above the fcTL chunks found is an error (the APNG test suite's "num_frames too
+/// high": frames may be missing), and so is an acTL with no fcTL at all.
 struct APNGFrameTableBuilder {
     /// The file's header.
     let header: IHDRChunk
@@ -98,14 +104,31 @@ struct APNGFrameTableBuilder {
         }
     }
 
-    /// The animation control and the frame table, once every chunk has been consumed.
-    func finish() throws(APNGParseError) -> (control: ACTLChunk, frames: [APNGFrame]) {
+    /// The animation control and the frame table, once every chunk has been consumed, and a
+    /// warning when acTL's num_frames disagrees with the fcTL chunks found (the frames found are
+    /// the table).
+    /// - Throws: ``APNGParseError`` `missingAnimationControl`, `frameWithoutData`, or
+    ///   `frameCountMismatch` when there is no fcTL at all or a valid count is above the fcTL count.
+    func finish() throws(APNGParseError) -> (control: ACTLChunk, frames: [APNGFrame], warning: String?) {
         guard let control else { throw .missingAnimationControl }
         try checkLastFrameHasData()
-        guard frames.count == control.chunk.frameCount else {
-            throw .frameCountMismatch(declared: control.chunk.frameCount, found: frames.count)
+        let declared = control.chunk.frameCount
+        guard !frames.isEmpty else { throw .frameCountMismatch(declared: declared, found: 0) }
+        guard frames.count != declared else { return (control.chunk, frames, nil) }
+        let isCount = (1...PNGChunk.maxLength).contains(declared)
+        // A valid count above the frames present is the APNG test suite's "num_frames too
+        // high": an error, so the default image (the file may have lost frames).
+        if isCount && declared > frames.count {
+            throw .frameCountMismatch(declared: declared, found: frames.count)
         }
-        return (control.chunk, frames)
+        let count = "\(frames.count) frame\(frames.count == 1 ? "" : "s")"
+        let reason =
+            declared == 0xFFFF_FFFF
+            ? ", the value a writer streaming to a pipe leaves when it cannot go back to fill the count in"
+            : isCount ? "" : ", which the APNG specification does not allow"
+        let warning =
+            "acTL at offset \(control.offset) declares num_frames \(declared)\(reason), but the file has \(count) (fcTL chunks); reading the \(count) that are there"
+        return (control.chunk, frames, warning)
     }
 
     private func checkCRC(_ chunk: PNGChunk) throws(APNGParseError) {

@@ -23,7 +23,8 @@ enum APNGParseError: Error, Sendable, Hashable, CustomStringConvertible {
     case frameOutsideCanvas(offset: Int, sequence: UInt32, region: FrameRegion, canvasWidth: Int, canvasHeight: Int)
     /// The fcTL of the default image does not cover the whole canvas at 0,0.
     case defaultImageRegion(offset: Int, region: FrameRegion, canvasWidth: Int, canvasHeight: Int)
-    /// acTL's num_frames differs from the number of fcTL chunks.
+    /// acTL declares more frames than the file's fcTL chunks (or declares frames and has no
+    /// fcTL); an impossible count, or one below the fcTL count, is a warning instead.
     case frameCountMismatch(declared: Int, found: Int)
     /// No acTL chunk before the image data.
     case missingAnimationControl

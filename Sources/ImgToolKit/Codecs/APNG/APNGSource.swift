@@ -9,9 +9,12 @@
 /// `true`; it stays reachable through ``defaultImage(depth:)`` here, and publicly by decoding
 /// the file's bytes (``ImageSource/data``) with ``PNGDecoder``, which ignores the APNG chunks.
 ///
-/// **A broken animation** (a wrong sequence number, a second acTL, an fcTL without data,
-/// num_frames that does not match the fcTL count, a frame outside the canvas, a wrong CRC on an
-/// APNG chunk, ...) is discarded, as the APNG specification recommends: the source is then the
+/// **acTL's num_frames** that is no count (0, or past 2^31 - 1: 0xFFFFFFFF from a writer
+/// streaming to a pipe) or is below the fcTL count: the frames present are read and
+/// ``ImageInfo/warnings`` says so.
+///
+/// **A broken animation** (a wrong sequence number, a second acTL, an fcTL without data, a
+/// num_frames above the fcTL count, an acTL with no fcTL, a frame outside the canvas, a wrong CRC on an APNG chunk, ...) is discarded, as the APNG specification recommends: the source is then the
 /// default image as a one-frame still, and ``ImageInfo/warnings`` says what was wrong. A file
 /// with no IDAT at all has nothing to fall back to and is an error.
 struct APNGSource: FrameSource {

@@ -14,7 +14,8 @@ internal import CAVIF
 ///   row-based multithreading, with which libaom 3.6 mis-encodes frames (see `encode`).
 /// - 8-bit sources are written at 8 bits; deeper ones at 10 (12 when lossless). Colour: the ICC
 ///   profile, or the `nclx` code points of sRGB. Sequences use a 1 ms timescale, durations
-///   rounded from the running sum; libavif 0.11 writes no edit list, so a sequence plays as a
+///   rounded from the running sum, after frames under 20 ms are folded (``WrittenTiming``, as
+///   every animated writer does); libavif 0.11 writes no edit list, so a sequence plays as a
 ///   player loops it (browsers: forever).
 struct AVIFWriter {
     let lossless: Bool
@@ -55,6 +56,7 @@ struct AVIFWriter {
     func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         throws(ImgToolError)
     {
+        let source = source.timedForWriting(as: .avif)
         let info = source.info
         guard (0...100).contains(quality) else {
             throw ImgToolError(.invalidArgument, "AVIF quality \(quality) is out of range: 0...100")

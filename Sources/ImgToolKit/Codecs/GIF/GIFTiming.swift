@@ -1,15 +1,17 @@
 /// How a source's frame delays become GIF delays (centiseconds).
 ///
 /// A GIF source keeps every delay exactly as stored, 0 included, so a GIF converts to the same
-/// GIF timing. Any other timeline is in milliseconds (or finer): each frame's start time is the
-/// running total of the delays before it rounded to centiseconds, so rounding never drifts
-/// however many frames there are. A frame that would then show for 0 or 1 cs, which browsers
-/// stretch to 100 ms, is folded into the next one (that frame starts where it would have); a
-/// short last frame shows for 2 cs.
+/// GIF timing (players read it the same way). Any other timeline is first folded by
+/// ``WrittenTiming`` (no frame under 20 ms, the rule every animated writer applies), then each
+/// frame's start time is the running total of the delays before it rounded to centiseconds, so
+/// rounding never drifts however many frames there are, and every frame shown lasts at least
+/// 2 cs (a 20 ms slot rounds to 2 cs whatever its start).
 public enum GIFTiming {
-    /// The GIF delay of each frame, in centiseconds, or `nil` for a frame folded into the next.
+    /// The GIF delay of each frame, in centiseconds, or `nil` for a frame left out
+    /// (``WrittenTiming/slots(for:minimum:)``: its time goes to the frame shown before it).
     /// - Parameters:
-    ///   - delays: the source's delays, in order.
+    ///   - delays: the source's delays, in order: stored GIF delays when `keepExactly` is set,
+    ///     else the times the frames are meant to show.
     ///   - keepExactly: `true` for a GIF source: each delay (a whole number of centiseconds)
     ///     as it is.
     /// - Returns: one entry per delay; an entry is at most 65535 when `keepExactly` is set.
@@ -17,25 +19,24 @@ public enum GIFTiming {
         if keepExactly {
             return delays.map { min(max(Int(centiseconds(of: $0).rounded()), 0), 0xFFFF) }
         }
-        guard delays.count > 1 else { return delays.map { Int(max(centiseconds(of: $0), 0).rounded()) } }
-        var result: [Int?] = []
-        result.reserveCapacity(delays.count)
-        var total = 0.0
-        var segmentStart = 0
-        for (position, delay) in delays.enumerated() {
-            total += max(centiseconds(of: delay), 0)
-            let end = Int(total.rounded())
-            let length = end - segmentStart
-            if length >= 2 {
-                result.append(length)
-                segmentStart = end
-            } else if position == delays.count - 1 {
-                result.append(2)
-            } else {
-                result.append(nil)
-            }
+        var result: [Int?] = Array(repeating: nil, count: delays.count)
+        var written = 0
+        var elapsed = Duration.zero
+        for slot in WrittenTiming.slots(for: delays) {
+            elapsed += slot.delay
+            let end = Int(centiseconds(of: elapsed).rounded())
+            result[slot.frame] = end - written
+            written = end
         }
         return result
+    }
+
+    /// The GIF delay of each frame of `info`, or `nil` for a frame left out, as the GIF writer
+    /// writes them: a GIF's stored delays exactly, any other timeline folded and rounded
+    /// (``WrittenTiming``).
+    public static func centiseconds(for info: ImageInfo) -> [Int?] {
+        let (delays, asStored) = WrittenTiming.playTimes(of: info, writtenAs: .gif)
+        return centiseconds(for: delays, keepExactly: asStored)
     }
 
     /// `duration` in centiseconds, fractional.

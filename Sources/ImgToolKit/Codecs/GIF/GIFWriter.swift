@@ -17,7 +17,8 @@
 ///    palette of a frame's own is chosen, and the frame mapped onto it, on a second thread while
 ///    this one maps and compresses the frames before it.
 ///
-/// Timing follows ``GIFTiming``; consecutive identical frames of a non-GIF source are merged
+/// Timing follows ``GIFTiming`` (frames under 20 ms folded by ``WrittenTiming``, as every
+/// animated writer does); consecutive identical frames of a non-GIF source are merged
 /// and their delays summed (a GIF source read as stored keeps its frames one for one;
 /// ``ImageInfo/framesAreDerived``). Plays: 1 writes no
 /// loop extension, N writes NETSCAPE2.0 with loop value N - 1, 0 (forever) writes loop value
@@ -60,6 +61,7 @@ struct GIFWriter {
     func write(
         _ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?
     ) throws(ImgToolError) {
+        let source = source.timedForWriting(as: .gif)
         let info = source.info
         guard (2...256).contains(options.colors) else {
             throw ImgToolError(.invalidArgument, "--colors must be 2...256, not \(options.colors)")
@@ -78,7 +80,7 @@ struct GIFWriter {
         // A GIF read as stored keeps its frames and centiseconds one for one; frames made by
         // operations are merged when repeated, their rounding carried.
         let isGIF = info.format == .gif && !info.framesAreDerived
-        let delays = GIFTiming.centiseconds(for: info.frames.map(\.delay), keepExactly: isGIF)
+        let delays = GIFTiming.centiseconds(for: info)
         let shown = delays.compactMap { $0 }.count
 
         // Pass 1: colours.

@@ -24,7 +24,8 @@ internal import CJXL
 ///   (A grey profile has been converted to sRGB, as for every RGB format.) EXIF and XMP go in
 ///   `Exif` and `xml ` boxes.
 ///   Animations tick in milliseconds (a frame lasts 1 ms at least: one of 0 would be a layer of
-///   the next) and carry the loop count.
+///   the next; frames under 20 ms are folded first, ``WrittenTiming``, as every animated writer
+///   does) and carry the loop count.
 struct JXLWriter {
     let lossless: Bool?
     let quality: Int?
@@ -87,6 +88,7 @@ struct JXLWriter {
     func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         throws(ImgToolError)
     {
+        let source = source.timedForWriting(as: .jxl)
         let info = source.info
         if let quality, !(1...100).contains(quality) {
             throw ImgToolError(.invalidArgument, "JPEG XL quality \(quality) is out of range: 1...100")

@@ -8,7 +8,8 @@ internal import CWebP
 /// blending and copying) or, where that is smaller, as a whole key frame (considered at
 /// gif2webp's distances), and merges a frame identical to the one before into its duration, so
 /// the file plays exactly the canvases given for exactly their time. Timestamps are whole
-/// milliseconds, rounded from the running sum of the delays so that no frame drifts.
+/// milliseconds, rounded from the running sum of the delays so that no frame drifts, after
+/// frames under 20 ms are folded (``WrittenTiming``, as every animated writer does).
 ///
 /// Lossless output stores every pixel exactly, the colour of fully transparent pixels included
 /// (`WebPConfig.exact`). Memory is a few canvases (the reader's and the encoder's previous and
@@ -59,6 +60,7 @@ struct WebPWriter {
     func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         throws(ImgToolError)
     {
+        let source = source.timedForWriting(as: .webp)
         let info = source.info
         guard (0...100).contains(quality) else {
             throw ImgToolError(.invalidArgument, "WebP quality \(quality) is out of range: 0...100")
