@@ -90,7 +90,7 @@ public struct EXIFBlock: Sendable, Hashable {
     }
 
     /// The block's TIFF structure and the directories the editor knows, or `nil` when unreadable.
-    private func readLayout() -> (tiff: TIFFBytes, layout: EXIFLayout)? {
+    func readLayout() -> (tiff: TIFFBytes, layout: EXIFLayout)? {
         guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff) else { return nil }
         return (tiff, layout)
     }
@@ -142,7 +142,7 @@ public struct EXIFBlock: Sendable, Hashable {
 }
 
 /// The directories of an EXIF block that the editor knows, as offsets of readable directories.
-private struct EXIFLayout {
+struct EXIFLayout {
     static let exifTag: UInt16 = 0x8769
     static let gpsTag: UInt16 = 0x8825
     static let interopTag: UInt16 = 0xA005
@@ -169,7 +169,7 @@ private struct EXIFLayout {
 }
 
 /// One 12-byte directory entry: where it starts, its tag, type and value count.
-private struct TIFFEntry {
+struct TIFFEntry {
     let position: Int
     let tag: UInt16
     let type: UInt16
@@ -177,7 +177,7 @@ private struct TIFFEntry {
 }
 
 /// Bounds-checked reads and writes on a TIFF structure; offsets count from its first byte.
-private struct TIFFBytes {
+struct TIFFBytes {
     var bytes: [UInt8]
     /// `true` for `MM`, `false` for `II`.
     let bigEndian: Bool
