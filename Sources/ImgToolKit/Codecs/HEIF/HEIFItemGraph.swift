@@ -20,6 +20,8 @@ struct HEIFItemGraph {
     /// The rotations and mirrors (`irot`, `imir`) associated with each item, in `ipma` order,
     /// which is the order libheif applies them in.
     private(set) var transforms: [UInt32: [ImageOrientation]] = [:]
+    /// Each item's coded size (its `ispe`).
+    private(set) var codedSizes: [UInt32: PixelSize] = [:]
 
     /// The graph of `data`'s top-level `meta` box; empty when there is none to read.
     init(_ data: [UInt8]) {
@@ -60,11 +62,20 @@ struct HEIFItemGraph {
     private mutating func readTransforms(_ file: ISOBMFF, _ iprp: ISOBMFF.Box) {
         let boxes = file.children(of: iprp)
         guard let ipco = boxes.first(where: { $0.type == "ipco" }) else { return }
-        let properties: [ImageOrientation?] = file.children(of: ipco).map { property in
-            guard let value = file.integer(at: property.body.lowerBound, bytes: 1) else { return nil }
+        enum Property {
+            case turn(ImageOrientation)
+            case size(PixelSize)
+        }
+        let properties: [Property?] = file.children(of: ipco).map { property in
+            let at = property.body.lowerBound
+            guard let value = file.integer(at: at, bytes: 1) else { return nil }
             switch property.type {
-            case "irot": return [.up, .left, .down, .right][Int(value & 3)]
-            case "imir": return value & 1 == 1 ? .upMirrored : .downMirrored
+            case "irot": return .turn([.up, .left, .down, .right][Int(value & 3)])
+            case "imir": return .turn(value & 1 == 1 ? .upMirrored : .downMirrored)
+            case "ispe":  // a full box: version and flags, then width and height
+                guard let width = file.integer(at: at + 4, bytes: 4), let height = file.integer(at: at + 8, bytes: 4)
+                else { return nil }
+                return .size(PixelSize(width: Int(width), height: Int(height)))
             default: return nil
             }
         }
@@ -88,13 +99,32 @@ struct HEIFItemGraph {
                     else { break }
                     at += indexBytes
                     let index = Int(association & (indexBytes == 2 ? 0x7FFF : 0x7F))
-                    if index >= 1, index <= properties.count, let transform = properties[index - 1] {
-                        found.append(transform)
+                    guard index >= 1, index <= properties.count else { continue }
+                    switch properties[index - 1] {
+                    case .turn(let transform): found.append(transform)
+                    case .size(let size): codedSizes[UInt32(truncatingIfNeeded: id)] = size
+                    case nil: break
                     }
                 }
                 if !found.isEmpty { transforms[UInt32(truncatingIfNeeded: id), default: []] += found }
             }
         }
+    }
+
+    /// A file whose primary item (`pitm`) is also marked a thumbnail of another image (`thmb`),
+    /// as pillow_heif's `invalid_id.heic` is: libheif decodes the primary item as asked, but
+    /// leaves it out of its list of top-level images, so the tools that list those (heif-info,
+    /// heif-convert, pillow-heif) show the other image instead. One sentence saying so, or `nil`.
+    var primaryMarkedThumbnail: String? {
+        guard let primary, let master = thumbnailOf[primary], types[master] != nil else { return nil }
+        func described(_ item: UInt32) -> String {
+            guard let coded = codedSizes[item] else { return "item \(item)" }
+            let shown = orientation(of: item).displayedSize(of: coded)
+            return "item \(item), \(shown.width)x\(shown.height),"
+        }
+        return
+            "the primary image (pitm), \(described(primary)) is also marked a thumbnail (thmb) of \(described(master))"
+            + " and is shown as pitm says; heif-convert and pillow-heif, which skip thumbnails, show item \(master)"
     }
 
     /// The orientation libheif applies to `item`: its `irot` and `imir` properties one after

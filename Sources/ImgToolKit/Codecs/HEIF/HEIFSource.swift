@@ -32,6 +32,7 @@ struct HEIFSource: FrameSource {
         if stored.width > 0, stored.height > 0 { info.storedSize = stored }
         if let primary = graph.primary { info.appliedOrientation = graph.orientation(of: primary) }
         info.exifOrientationIsInformational = true
+        if let warning = graph.primaryMarkedThumbnail { info.warnings.append(warning) }
         info.describeMetadata(icc: file.icc, exif: file.exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: file.xmp)
         self.info = info
         self.file = file
