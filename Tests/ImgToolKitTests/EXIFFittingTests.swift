@@ -96,6 +96,25 @@ struct EXIFFittingTests {
                 == "the EXIF block (72,014 bytes) is larger than a JPEG APP1 segment holds (65,527): it is left out")
     }
 
+    @Test("Values shared by thousands of tags are copied once, and the note names five of them")
+    func overlappingValues() throws {
+        // IFD0: 5,000 UNDEFINED entries whose 70,000-byte values all start at the same offset.
+        let entries = 5000
+        let valueAt = 8 + 2 + 12 * entries + 4
+        var block: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, UInt8(entries & 0xFF), UInt8(entries >> 8)]
+        for tag in 0..<entries {
+            let offset = UInt32(valueAt)
+            block += [UInt8(tag & 0xFF), UInt8(tag >> 8), 7, 0, 0x70, 0x11, 1, 0]
+            block += [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: offset >> $0) }
+        }
+        block += [0, 0, 0, 0] + [UInt8](repeating: 0x5A, count: 70_000)
+        let fitted = EXIFBlock(tiff: block).fitted(within: Self.limit)
+        let kept = try #require(fitted.block)
+        #expect(kept.bytes.count == 8 + 2 + 4 && fitted.leftOut.count == entries)
+        let note = try #require(fitted.note(original: block.count, limit: Self.limit, container: "a segment"))
+        #expect(note.hasSuffix(", 4995 other tags"), "\(note)")
+    }
+
     @Test("A JPEG written from a source with a 192 KB EXIF block carries the rebuilt one in one segment")
     func jpegSegment() async throws {
         let phone = PhoneEXIF(bigEndian: false, makerNote: 140_000, userComment: 100, trailing: 52_000)

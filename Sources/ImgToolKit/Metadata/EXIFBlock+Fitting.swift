@@ -15,8 +15,10 @@ extension EXIFBlock {
             let size =
                 "the EXIF block (\(Self.grouped(original)) bytes) is larger than \(container) holds (\(Self.grouped(limit)))"
             guard let block else { return "\(size): it is left out" }
+            // A hostile block can lose thousands of tags: the first five are named, the rest counted.
+            let named = leftOut.count > 6 ? leftOut.prefix(5) + ["\(leftOut.count - 5) other tags"] : leftOut[...]
             return "\(size): rebuilt in \(Self.grouped(block.bytes.count)) bytes without "
-                + leftOut.joined(separator: ", ")
+                + named.joined(separator: ", ")
         }
 
         /// `value` with commas between thousands: 192,168.
@@ -98,20 +100,20 @@ private struct EXIFRebuild {
             index[base] = unique.count
             unique.append(base)
         }
-        var reached = [Bool](repeating: false, count: tiff.bytes.count)
-        // A value of odd length is followed by a pad byte (TIFF puts values on even offsets).
+        // What the directories reach, as ranges (a value of odd length with its pad byte: TIFF puts
+        // values on even offsets), merged at the end: no per-byte work however values overlap.
+        var reached: [Range<Int>] = [0..<min(8, tiff.bytes.count)]
         func reach(_ range: Range<Int>) {
-            for at in range.lowerBound..<min(range.upperBound + range.upperBound % 2, reached.count) {
-                reached[at] = true
-            }
+            reached.append(range.lowerBound..<min(range.upperBound + range.upperBound % 2, tiff.bytes.count))
         }
-        reach(0..<min(8, tiff.bytes.count))
+        // Values are copied once each in an honest block; overlapping ones stop at the block's size.
+        var budget = tiff.bytes.count
         for base in unique {
             tiff.forEachRange(ofIFDAt: base, includingImageData: false, reach)
             var entries: [Entry] = []
             for number in 0..<tiff.entryCount(ofIFDAt: base) {
                 guard let entry = tiff.entry(number, ofIFDAt: base) else { continue }
-                if let kept = Self.entry(entry, in: tiff, base: base, layout: layout, index: index) {
+                if let kept = Self.entry(entry, in: tiff, base: base, layout: layout, index: index, budget: &budget) {
                     entries.append(kept)
                 } else if let reason = Self.reason(entry, in: tiff, base: base, layout: layout) {
                     unmovable.append(reason)
@@ -119,12 +121,18 @@ private struct EXIFRebuild {
             }
             directories.append(entries)
         }
-        unreferenced = reached.lazy.filter { !$0 }.count
+        var covered = 0
+        var end = 0
+        for range in reached.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            covered += max(0, range.upperBound - max(range.lowerBound, end))
+            end = max(end, range.upperBound)
+        }
+        unreferenced = tiff.bytes.count - covered
     }
 
     /// The entry as it will be written, or `nil` when it cannot be moved.
     private static func entry(
-        _ entry: TIFFEntry, in tiff: TIFFBytes, base: Int, layout: EXIFLayout, index: [Int: Int]
+        _ entry: TIFFEntry, in tiff: TIFFBytes, base: Int, layout: EXIFLayout, index: [Int: Int], budget: inout Int
     ) -> Entry? {
         let pointer: Int??
         switch (base, entry.tag) {
@@ -146,8 +154,10 @@ private struct EXIFRebuild {
         guard length > 4 else {
             return Entry(tag: entry.tag, type: entry.type, count: entry.count, field: field, value: nil, pointsTo: nil)
         }
-        guard let offset = tiff.uint32(at: entry.position + 8), UInt64(offset) + length <= UInt64(tiff.bytes.count)
+        guard let offset = tiff.uint32(at: entry.position + 8), UInt64(offset) + length <= UInt64(tiff.bytes.count),
+            length <= UInt64(budget)
         else { return nil }
+        budget -= Int(length)
         let value = Array(tiff.bytes[Int(offset)..<(Int(offset) + Int(length))])
         return Entry(tag: entry.tag, type: entry.type, count: entry.count, field: field, value: value, pointsTo: nil)
     }
@@ -170,7 +180,7 @@ private struct EXIFRebuild {
         if unmovableTags(base == layout.ifd0).contains(entry.tag) {
             return ("\(name), which points to data outside its directory", size)
         }
-        return ("\(name) (its value lies past the block's end)", size)
+        return ("\(name) (its value lies past the block's end, or over other values)", size)
     }
 
     /// `UserComment (0x9286)` for the tags large enough to be dropped, `tag 0xABCD` otherwise.
