@@ -10,9 +10,8 @@ extension ImageFormat {
 ///
 /// Reading shows what a viewer shows: the coalesced frames (each blended as the file says), the
 /// orientation applied, alpha straight, samples above 8 bits kept at 16, in the colour space of
-/// the decoded pixels (whose ICC profile goes to ``ImageInfo/color``; none for sRGB). The
-/// container's `Exif` and `xml ` boxes go to ``ImageInfo/exif`` and ``ImageInfo/xmp`` (boxes
-/// compressed in `brob` are not read). ``ImageInfo/plays`` and ``ImageInfo/loopValue`` are the header's loop count (0 forever);
+/// the decoded pixels (whose ICC profile goes to ``ImageInfo/color``; none for sRGB).
+/// ``ImageInfo/plays`` and ``ImageInfo/loopValue`` are the header's loop count (0 forever);
 /// delays come from the frames' ticks.
 ///
 /// Writing:

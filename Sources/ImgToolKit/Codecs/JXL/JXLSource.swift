@@ -70,9 +70,8 @@ struct JXLSource: JPEGBitstreamSource {
             info.appliedOrientation = ImageOrientation(rawValue: orientation) ?? .up
             if orientation > 4 { info.storedSize = PixelSize(width: height, height: width) }
         }
-        let (exif, xmp) = Self.metadataBoxes(data, limit: limits.maxChunkBytes)
-        info.describeMetadata(icc: profile, exif: exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: xmp)
-        info.exifOrientationIsInformational = true
+        info.describeMetadata(icc: profile, exif: nil, xmp: nil)
+        info.exifOrientationIsInformational = true  // the codestream's orientation is what is shown
         self.info = info
         self.data = data
         self.hasAlpha = hasAlpha
@@ -95,18 +94,6 @@ struct JXLSource: JPEGBitstreamSource {
 
     /// Whether the file is a container with a `jbrd` box (JPEG bitstream reconstruction data):
     /// it was recompressed from a JPEG. Only the top-level boxes are read.
-    /// The container's `Exif` and `xml ` boxes (uncompressed; a `brob` box is not read), each
-    /// when no larger than `limit` bytes.
-    static func metadataBoxes(_ data: [UInt8], limit: Int) -> (exif: [UInt8]?, xmp: [UInt8]?) {
-        let signature: [UInt8] = [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
-        guard data.starts(with: signature) else { return (nil, nil) }
-        let boxes = ISOBMFF(data).boxes()
-        func body(_ type: String) -> [UInt8]? {
-            boxes.first { $0.type == type && $0.body.count <= limit }.map { Array(data[$0.body]) }
-        }
-        return (body("Exif"), body("xml "))
-    }
-
     static func hasReconstructionData(_ data: [UInt8]) -> Bool {
         let signature: [UInt8] = [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
         return data.starts(with: signature) && ISOBMFF(data).boxes().contains { $0.type == "jbrd" }
