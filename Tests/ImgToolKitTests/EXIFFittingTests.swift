@@ -129,5 +129,12 @@ struct EXIFFittingTests {
         let written = try #require(ImageSource(data: jpeg, name: "out.jpg").info.exif)
         try Self.expectKept(EXIFBlock(tiff: written), phone, userCommentKept: true)
         #expect(output.notes(for: source, options: ImageWriteOptions()).isEmpty)
+        // An XMP packet larger than a segment is left out, and said so.
+        let xmp = [UInt8](repeating: 0x20, count: 70_000)
+        #expect(
+            JPEGEncoder.metadataNotes(exif: nil, xmp: xmp) == [
+                "the XMP packet (70,000 bytes) is larger than a JPEG APP1 segment holds (65,504): it is left out"
+            ])
+        #expect(JPEGEncoder.metadataNotes(exif: nil, xmp: Array(xmp.prefix(65_504))).isEmpty)
     }
 }
