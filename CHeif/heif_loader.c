@@ -59,11 +59,15 @@ enum {
     X(heif_image_handle_has_alpha_channel, int, (const struct heif_image_handle *))                           \
     X(heif_image_handle_is_premultiplied_alpha, int, (const struct heif_image_handle *))                      \
     X(heif_image_handle_get_luma_bits_per_pixel, int, (const struct heif_image_handle *))                     \
+    X(heif_image_handle_get_ispe_width, int, (const struct heif_image_handle *))                              \
+    X(heif_image_handle_get_ispe_height, int, (const struct heif_image_handle *))                             \
     X(heif_image_handle_get_raw_color_profile_size, size_t, (const struct heif_image_handle *))               \
     X(heif_image_handle_get_raw_color_profile, struct heif_error, (const struct heif_image_handle *, void *)) \
     X(heif_image_handle_get_list_of_metadata_block_IDs, int,                                                  \
       (const struct heif_image_handle *, const char *, heif_item_id *, int))                                  \
     X(heif_image_handle_get_metadata_size, size_t, (const struct heif_image_handle *, heif_item_id))          \
+    X(heif_image_handle_get_metadata_content_type, const char *,                                              \
+      (const struct heif_image_handle *, heif_item_id))                                                       \
     X(heif_image_handle_get_metadata, struct heif_error,                                                      \
       (const struct heif_image_handle *, heif_item_id, void *))                                               \
     X(heif_decode_image, struct heif_error,                                                                   \
@@ -181,13 +185,34 @@ size_t imgtool_heif_icc(const imgtool_heif *heif, uint8_t *out, size_t capacity)
     return result.code == 0 ? size : 0;
 }
 
-size_t imgtool_heif_exif(const imgtool_heif *heif, uint8_t *out, size_t capacity) {
-    heif_item_id id;
-    if (p_heif_image_handle_get_list_of_metadata_block_IDs(heif->handle, "Exif", &id, 1) < 1) return 0;
+void imgtool_heif_stored_size(const imgtool_heif *heif, int *width, int *height) {
+    *width = p_heif_image_handle_get_ispe_width(heif->handle);
+    *height = p_heif_image_handle_get_ispe_height(heif->handle);
+}
+
+// Copies the metadata item `id` into `out` when it fits `capacity`; returns its size (0: none).
+static size_t copy_metadata(const imgtool_heif *heif, heif_item_id id, uint8_t *out, size_t capacity) {
     size_t size = p_heif_image_handle_get_metadata_size(heif->handle, id);
     if (size == 0 || !out || size > capacity) return size;
     struct heif_error result = p_heif_image_handle_get_metadata(heif->handle, id, out);
     return result.code == 0 ? size : 0;
+}
+
+size_t imgtool_heif_exif(const imgtool_heif *heif, uint8_t *out, size_t capacity) {
+    heif_item_id id;
+    if (p_heif_image_handle_get_list_of_metadata_block_IDs(heif->handle, "Exif", &id, 1) < 1) return 0;
+    return copy_metadata(heif, id, out, capacity);
+}
+
+size_t imgtool_heif_xmp(const imgtool_heif *heif, uint8_t *out, size_t capacity) {
+    // XMP is a `mime` item whose content type is application/rdf+xml; the first one is taken.
+    heif_item_id ids[16];
+    int count = p_heif_image_handle_get_list_of_metadata_block_IDs(heif->handle, "mime", ids, 16);
+    for (int index = 0; index < count && index < 16; index++) {
+        const char *type = p_heif_image_handle_get_metadata_content_type(heif->handle, ids[index]);
+        if (type && strcmp(type, "application/rdf+xml") == 0) return copy_metadata(heif, ids[index], out, capacity);
+    }
+    return 0;
 }
 
 // The 8-bit image libheif decoded, transforms applied, interleaved into RGBA in `out` as libheif

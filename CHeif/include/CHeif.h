@@ -43,11 +43,18 @@ void imgtool_heif_close(imgtool_heif *heif);
 /// The primary image as displayed (clap, irot, imir applied): size, bits per luma sample, alpha.
 void imgtool_heif_info(const imgtool_heif *heif, int *width, int *height, int *bits, int *has_alpha);
 
+/// The primary image's size as coded (its `ispe`), before the clean aperture, rotation and mirror.
+void imgtool_heif_stored_size(const imgtool_heif *heif, int *width, int *height);
+
 /// Copies the ICC profile into `out` when it fits `capacity`; returns its size (0: none).
 size_t imgtool_heif_icc(const imgtool_heif *heif, uint8_t *out, size_t capacity);
 
 /// Copies the first Exif block into `out` when it fits `capacity`; returns its size (0: none).
 size_t imgtool_heif_exif(const imgtool_heif *heif, uint8_t *out, size_t capacity);
+
+/// Copies the first XMP packet (a `mime` item of type application/rdf+xml) into `out` when it fits
+/// `capacity`; returns its size (0: none).
+size_t imgtool_heif_xmp(const imgtool_heif *heif, uint8_t *out, size_t capacity);
 
 /// Decodes the primary image with its transformations into `out`: `width * height` RGBA pixels,
 /// straight alpha (255 when there is none), 8 bits per sample (`sixteen` 0) or 16 (`sixteen` 1),

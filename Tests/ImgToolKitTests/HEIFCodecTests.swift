@@ -62,6 +62,25 @@ struct HEIFCodecTests {
         }
         #expect(error?.code == .tooLarge)
     }
+
+    @Test("the primary item is what is shown even when a thmb reference calls it another image's thumbnail")
+    func primaryMarkedThumbnail() throws {
+        // Made as pillow_heif's invalid_id.heic is: pitm names item 4, a 16x8 grid that thmb calls
+        // the thumbnail of item 2, the 40x24 gradient (scripts/make-heif-fixtures).
+        let path = Self.fixtures + "/heif/primary-is-thumbnail.heic"
+        let graph = HEIFItemGraph(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(graph.primary == 4 && graph.thumbnailOf[4] == 2 && graph.types[2] == "grid")
+        #expect(graph.codedSizes[2] == PixelSize(width: 40, height: 24))
+        let (info, image) = try Self.open(path)
+        #expect(info.width == 16 && info.height == 8 && image.width == 16)
+        #expect(
+            info.warnings == [
+                "the primary image (pitm), item 4, 16x8, is also marked a thumbnail (thmb) of item 2, 40x24, and is shown as pitm says; heif-convert and pillow-heif, which skip thumbnails, show item 2"
+            ])
+        for name in ["gradient", "alpha", "photo"] {
+            #expect(try Self.open(Self.fixtures + "/heif/\(name).heic").0.warnings.isEmpty)
+        }
+    }
 }
 
 /// What is checked before libheif sees a file (no libheif needed).
@@ -95,6 +114,24 @@ struct HEIFStructureTests {
         let error = #expect(throws: ImgToolError.self) { _ = try ImageSource(data: data, name: "cycle.heic") }
         #expect(error?.code == .corrupt && error?.input == "cycle.heic")
         for length in stride(from: 0, to: data.count, by: 5) { _ = HEIFItemGraph(Array(data.prefix(length))).problem }
+    }
+
+    @Test("irot and imir compose in ipma order as libheif applies them, one EXIF orientation in all")
+    func orientationComposition() {
+        for orientation in ImageOrientation.allCases {
+            #expect(
+                orientation.followed(by: .up) == orientation
+                    && ImageOrientation.up.followed(by: orientation) == orientation)
+            #expect(orientation.followed(by: orientation.inverse) == .up, "\(orientation)")
+        }
+        #expect(ImageOrientation.right.followed(by: .right) == .down)
+        // AVIFDisplay's table, checked against avifenc's irot3-imir0.avif: irot 1 then imir 1,
+        // and irot 3 then imir 0, are 7; irot 1 then imir 0, and irot 3 then imir 1, are 5.
+        #expect(ImageOrientation.left.followed(by: .upMirrored) == .rightMirrored)
+        #expect(ImageOrientation.right.followed(by: .downMirrored) == .rightMirrored)
+        #expect(ImageOrientation.left.followed(by: .downMirrored) == .leftMirrored)
+        #expect(ImageOrientation.right.followed(by: .upMirrored) == .leftMirrored)
+        #expect(ImageOrientation.upMirrored.followed(by: .downMirrored) == .down)
     }
 
     @Test("two images that are each other's alpha form a cycle; an alpha of a grid's tile does not")

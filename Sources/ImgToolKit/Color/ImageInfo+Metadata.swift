@@ -1,7 +1,7 @@
 extension ImageInfo {
     /// Sets the ICC profile (warning when Little CMS cannot use it), the EXIF block (a leading
-    /// `Exif\0\0` removed, as some writers put in WebP's chunk) and the XMP packet, as a reader
-    /// found them.
+    /// `Exif\0\0` removed, as some writers put in WebP's chunk) with the orientation tag it
+    /// holds, and the XMP packet, as a reader found them.
     mutating func describeMetadata(icc: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?) {
         if let icc {
             let profile = ColorProfile(data: icc)
@@ -11,8 +11,10 @@ extension ImageInfo {
         }
         if let exif {
             let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
-            self.exif = exif.starts(with: prefix) ? Array(exif.dropFirst(prefix.count)) : exif
+            let tiff = exif.starts(with: prefix) ? Array(exif.dropFirst(prefix.count)) : exif
+            self.exif = tiff
             hasEXIF = true
+            exifOrientation = EXIFReader.orientation(inTIFF: tiff[...])
         }
         if let xmp { self.xmp = xmp }
     }
@@ -28,5 +30,6 @@ extension ImageInfo {
         hasEXIF = original.hasEXIF
         exifOrientation = original.exifOrientation
         appliedOrientation = original.appliedOrientation
+        exifOrientationIsInformational = original.exifOrientationIsInformational
     }
 }

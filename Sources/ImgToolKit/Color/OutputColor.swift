@@ -92,13 +92,21 @@ struct OutputColor {
         return .none
     }
 
-    /// The EXIF and XMP to write: none, or the source's edited (orientation 1 once applied, no
-    /// thumbnail, no GPS unless asked).
+    /// The EXIF and XMP to write: none, or the source's edited (no thumbnail, no GPS unless
+    /// asked, orientation 1 once the frames are upright).
+    ///
+    /// This is the one place where every writer's metadata gets its orientation: the frames are
+    /// upright when the decoder applied an orientation (JPEG's EXIF tag; HEIF's and AVIF's
+    /// `irot`/`imir`; JPEG XL's), or when the format's EXIF orientation is informational (HEIF,
+    /// AVIF, JPEG XL show their image as decoded whatever the tag says). Then every orientation
+    /// tag of the EXIF block's IFD0 and XMP's `tiff:Orientation` say 1, or a viewer would turn the
+    /// image again. A tag that was not applied (PNG's and WebP's, a JPEG read with
+    /// ``DecodingOptions/autoOrient`` off) still describes the frames and is kept.
     static func metadata(of info: ImageInfo, choice: ImageWriteOptions.MetadataChoice) -> (
         exif: [UInt8]?, xmp: [UInt8]?
     ) {
         guard choice != .none else { return (nil, nil) }
-        let applied = info.appliedOrientation != .up
+        let applied = info.appliedOrientation != .up || info.exifOrientationIsInformational
         let dropGPS = choice != .keepWithGPS
         let exif = info.exif.flatMap { EXIFBlock(app1OrTIFF: $0) }.map {
             $0.edited(orientation: applied ? 1 : nil, removingGPS: dropGPS, removingThumbnail: true).bytes

@@ -39,8 +39,10 @@ public struct EXIFBlock: Sendable, Hashable {
 
     /// A copy edited for writing into an output file; everything not named here keeps its offset.
     /// - Parameters:
-    ///   - orientation: when non-nil, the value an existing SHORT Orientation tag in IFD0 is set
-    ///     to; no tag is added, and a value outside `0...65535` is ignored.
+    ///   - orientation: when non-nil, the value every Orientation tag of IFD0 is set to, stored
+    ///     as SHORT (as EXIF says), SSHORT, LONG or SLONG, each of its values (a tag may be
+    ///     repeated, or hold more than one value); no tag is added, and a value outside
+    ///     `0...65535` is ignored.
     ///   - removingGPS: removes the GPS pointer entry from IFD0 (later entries move up, the count
     ///     drops, the freed 12 bytes become zeros) and zeros the GPS directory and its values.
     ///   - removingThumbnail: sets IFD0's next-directory offset to 0 and zeros IFD1, its values and
@@ -69,11 +71,8 @@ public struct EXIFBlock: Sendable, Hashable {
                 }
             }
         }
-        if let orientation, let value = UInt16(exactly: orientation),
-            let entry = output.entry(tagged: EXIFReader.orientationTag, inIFDAt: layout.ifd0),
-            entry.type == 3, entry.count >= 1
-        {
-            output.setUInt16(value, at: entry.position + 8)
+        if let orientation, let value = UInt16(exactly: orientation) {
+            output.setOrientation(value, inIFDAt: layout.ifd0)
         }
         // Directories that overlap can make an edit change what the block says elsewhere (a
         // cleared next-directory offset that was also part of another offset, say, bringing a
@@ -91,7 +90,7 @@ public struct EXIFBlock: Sendable, Hashable {
     }
 
     /// The block's TIFF structure and the directories the editor knows, or `nil` when unreadable.
-    private func readLayout() -> (tiff: TIFFBytes, layout: EXIFLayout)? {
+    func readLayout() -> (tiff: TIFFBytes, layout: EXIFLayout)? {
         guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff) else { return nil }
         return (tiff, layout)
     }
@@ -143,7 +142,7 @@ public struct EXIFBlock: Sendable, Hashable {
 }
 
 /// The directories of an EXIF block that the editor knows, as offsets of readable directories.
-private struct EXIFLayout {
+struct EXIFLayout {
     static let exifTag: UInt16 = 0x8769
     static let gpsTag: UInt16 = 0x8825
     static let interopTag: UInt16 = 0xA005
@@ -170,7 +169,7 @@ private struct EXIFLayout {
 }
 
 /// One 12-byte directory entry: where it starts, its tag, type and value count.
-private struct TIFFEntry {
+struct TIFFEntry {
     let position: Int
     let tag: UInt16
     let type: UInt16
@@ -178,7 +177,7 @@ private struct TIFFEntry {
 }
 
 /// Bounds-checked reads and writes on a TIFF structure; offsets count from its first byte.
-private struct TIFFBytes {
+struct TIFFBytes {
     var bytes: [UInt8]
     /// `true` for `MM`, `false` for `II`.
     let bigEndian: Bool
@@ -318,6 +317,29 @@ private struct TIFFBytes {
             while let offset = value(of: offsets, at: index), let length = value(of: lengths, at: index) {
                 if let range = clamped(Int(offset), length: UInt64(length)) { body(range) }
                 index += 1
+            }
+        }
+    }
+
+    /// Sets every value of every Orientation entry (SHORT, SSHORT, LONG or SLONG) of the
+    /// directory at `base` to `value`, in line or out of line. Writes at most one value per two
+    /// bytes of the block in all, however many entries and values the directory declares.
+    mutating func setOrientation(_ value: UInt16, inIFDAt base: Int) {
+        var budget = bytes.count / 2 + 2
+        for index in 0..<entryCount(ofIFDAt: base) where budget > 0 {
+            guard let entry = entry(index, ofIFDAt: base), entry.tag == EXIFReader.orientationTag,
+                let size = [3: 2, 8: 2, 4: 4, 9: 4][entry.type]
+            else { continue }
+            var position = entry.position + 8
+            if UInt64(entry.count) * UInt64(size) > 4 {
+                guard let offset = uint32(at: entry.position + 8) else { continue }
+                position = Int(offset)
+            }
+            for number in 0..<min(Int(entry.count), budget) {
+                let at = position + number * size
+                guard at >= 0, at <= bytes.count - size else { break }
+                budget -= 1
+                if size == 2 { setUInt16(value, at: at) } else { setUInt32(UInt32(value), at: at) }
             }
         }
     }

@@ -19,6 +19,11 @@ public struct ImageInfo: Sendable, Hashable {
     /// The orientation applied to the decoded frames: ``ImageOrientation/up`` when none was (no
     /// tag, an invalid one, or ``DecodingOptions/autoOrient`` off).
     public var appliedOrientation: ImageOrientation = .up
+    /// Whether the format turns its image itself, so that an EXIF orientation inside it only
+    /// describes the coded image and is never applied: HEIF and AVIF (`irot`, `imir`), JPEG XL (its
+    /// codestream's orientation). The decoded frames are then as the format shows them, and the
+    /// EXIF and XMP written from them say orientation 1. `false` for JPEG, PNG, WebP and GIF.
+    public var exifOrientationIsInformational = false
     /// Whether the file carries EXIF metadata (JPEG: an APP1 `Exif` segment).
     public var hasEXIF = false
     /// The EXIF block (a TIFF structure, from its byte-order mark; no `Exif\0\0` prefix), when

@@ -116,13 +116,21 @@ public struct ImageOutput: Sendable {
     }
 
     /// Problems worth a note before writing `source` with ``codec``: transparency that the
-    /// format cannot hold (it is flattened). One sentence each; empty when there is none.
+    /// format cannot hold (it is flattened), metadata it cannot hold whole (a JPEG's EXIF past
+    /// 64 KB is rebuilt without its largest parts). One sentence each; empty when there is none.
     public func notes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
-        guard !codec.capabilities.contains(.writeAlpha), !source.isOpaque else { return [] }
-        let background = options.background ?? .white
-        return [
-            "\(codec.format.rawValue.uppercased()) has no transparency: translucent pixels are flattened onto \(background)"
-        ]
+        var notes: [String] = []
+        if !codec.capabilities.contains(.writeAlpha), !source.isOpaque {
+            let background = options.background ?? .white
+            notes.append(
+                "\(codec.format.rawValue.uppercased()) has no transparency: translucent pixels are flattened onto \(background)"
+            )
+        }
+        if options.metadata != .none, let noting = codec as? any MetadataNoting {
+            let (exif, xmp) = OutputColor.metadata(of: source.info, choice: options.metadata)
+            notes += noting.metadataNotes(exif: exif, xmp: xmp)
+        }
+        return notes
     }
 
     /// The absolute path with symbolic links resolved; for a file that does not exist yet, its

@@ -201,7 +201,14 @@ struct InfoCommand: BatchableCommand {
         if info.xmp != nil { metadata.append("XMP") }
         if info.hasGPS { metadata.append("GPS position") }
         if !metadata.isEmpty { parts.append("metadata " + metadata.joined(separator: " ")) }
-        if let orientation = info.exifOrientation {
+        if let orientation = info.exifOrientation, info.exifOrientationIsInformational,
+            info.appliedOrientation.rawValue != orientation
+        {
+            // HEIF, AVIF, JPEG XL: the container's rotation and mirror are shown, not the tag.
+            let turned =
+                info.appliedOrientation == .up ? "" : ", turned as orientation \(info.appliedOrientation.rawValue)"
+            parts.append("EXIF orientation \(orientation) (not applied\(turned); stored \(info.storedSize))")
+        } else if let orientation = info.exifOrientation {
             let applied = info.appliedOrientation != .up ? "applied" : "not applied"
             parts.append("EXIF orientation \(orientation) (\(applied); stored \(info.storedSize))")
         } else if info.appliedOrientation != .up {

@@ -59,6 +59,7 @@ struct AVIFSource: FrameSource {
             loopValue: isSequence ? plays : nil, plays: plays, warnings: warnings)
         info.storedSize = PixelSize(width: storedWidth, height: storedHeight)
         info.appliedOrientation = display.orientation
+        info.exifOrientationIsInformational = true
         let (exif, xmp) = decoder.metadata
         info.describeMetadata(icc: icc, exif: exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: xmp)
         self.info = info

@@ -14,7 +14,9 @@ extension ImageFormat {
 /// images), grids assembled, alpha attached, and the clean aperture, rotation and mirror applied
 /// by libheif; an EXIF orientation inside a HEIF is informational and not applied again. Samples
 /// above 8 bits are rounded from their native depth, `(v x 255 + max / 2) / max`, or kept at 16
-/// bits. The ICC profile and the EXIF block go to ``ImageInfo/color`` and ``ImageInfo/exif``.
+/// bits. The ICC profile, the EXIF block and the XMP packet go to ``ImageInfo/color``,
+/// ``ImageInfo/exif`` and ``ImageInfo/xmp``; the rotation and mirror applied to
+/// ``ImageInfo/appliedOrientation``, and metadata written from the image says orientation 1.
 public struct HEIFCodec: ImageCodec {
     /// Creates the codec.
     public init() {}

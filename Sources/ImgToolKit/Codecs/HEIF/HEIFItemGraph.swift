@@ -13,6 +13,15 @@ struct HEIFItemGraph {
     /// `auxl` references reversed: image item ID to the auxiliary images (alpha, depth) that
     /// libheif decodes with it.
     private(set) var auxiliaries: [UInt32: [UInt32]] = [:]
+    /// The primary item (`pitm`), the image libheif shows.
+    private(set) var primary: UInt32?
+    /// `thmb` references: thumbnail item ID to the item it is a thumbnail of.
+    private(set) var thumbnailOf: [UInt32: UInt32] = [:]
+    /// The rotations and mirrors (`irot`, `imir`) associated with each item, in `ipma` order,
+    /// which is the order libheif applies them in.
+    private(set) var transforms: [UInt32: [ImageOrientation]] = [:]
+    /// Each item's coded size (its `ispe`).
+    private(set) var codedSizes: [UInt32: PixelSize] = [:]
 
     /// The graph of `data`'s top-level `meta` box; empty when there is none to read.
     init(_ data: [UInt8]) {
@@ -36,6 +45,92 @@ struct HEIFItemGraph {
         if let iref = children.first(where: { $0.type == "iref" }) {
             readReferences(file, iref)
         }
+        if let pitm = children.first(where: { $0.type == "pitm" }),
+            let version = file.integer(at: pitm.body.lowerBound, bytes: 1),
+            let id = file.integer(at: pitm.body.lowerBound + 4, bytes: version == 0 ? 2 : 4)
+        {
+            primary = UInt32(truncatingIfNeeded: id)
+        }
+        if let iprp = children.first(where: { $0.type == "iprp" }) {
+            readTransforms(file, iprp)
+        }
+    }
+
+    /// Reads which `irot` and `imir` properties of `ipco` each item's `ipma` entries name.
+    /// `irot` turns anticlockwise by its angle times 90 degrees; `imir` mirrors left-right when
+    /// its low bit is set, top-bottom otherwise (libheif's reading of the axis).
+    private mutating func readTransforms(_ file: ISOBMFF, _ iprp: ISOBMFF.Box) {
+        let boxes = file.children(of: iprp)
+        guard let ipco = boxes.first(where: { $0.type == "ipco" }) else { return }
+        enum Property {
+            case turn(ImageOrientation)
+            case size(PixelSize)
+        }
+        let properties: [Property?] = file.children(of: ipco).map { property in
+            let at = property.body.lowerBound
+            guard let value = file.integer(at: at, bytes: 1) else { return nil }
+            switch property.type {
+            case "irot": return .turn([.up, .left, .down, .right][Int(value & 3)])
+            case "imir": return .turn(value & 1 == 1 ? .upMirrored : .downMirrored)
+            case "ispe":  // a full box: version and flags, then width and height
+                guard let width = file.integer(at: at + 4, bytes: 4), let height = file.integer(at: at + 8, bytes: 4)
+                else { return nil }
+                return .size(PixelSize(width: Int(width), height: Int(height)))
+            default: return nil
+            }
+        }
+        for ipma in boxes where ipma.type == "ipma" {
+            guard let version = file.integer(at: ipma.body.lowerBound, bytes: 1),
+                let flags = file.integer(at: ipma.body.lowerBound + 1, bytes: 3),
+                let entries = file.integer(at: ipma.body.lowerBound + 4, bytes: 4)
+            else { continue }
+            let idBytes = version < 1 ? 2 : 4
+            let indexBytes = flags & 1 == 1 ? 2 : 1
+            var at = ipma.body.lowerBound + 8
+            for _ in 0..<min(entries, UInt64(ipma.body.count)) {
+                guard let id = file.integer(at: at, bytes: idBytes),
+                    let count = file.integer(at: at + idBytes, bytes: 1)
+                else { break }
+                at += idBytes + 1
+                var found: [ImageOrientation] = []
+                for _ in 0..<count {
+                    guard at + indexBytes <= ipma.body.upperBound,
+                        let association = file.integer(at: at, bytes: indexBytes)
+                    else { break }
+                    at += indexBytes
+                    let index = Int(association & (indexBytes == 2 ? 0x7FFF : 0x7F))
+                    guard index >= 1, index <= properties.count else { continue }
+                    switch properties[index - 1] {
+                    case .turn(let transform): found.append(transform)
+                    case .size(let size): codedSizes[UInt32(truncatingIfNeeded: id)] = size
+                    case nil: break
+                    }
+                }
+                if !found.isEmpty { transforms[UInt32(truncatingIfNeeded: id), default: []] += found }
+            }
+        }
+    }
+
+    /// A file whose primary item (`pitm`) is also marked a thumbnail of another image (`thmb`),
+    /// as pillow_heif's `invalid_id.heic` is: libheif decodes the primary item as asked, but
+    /// leaves it out of its list of top-level images, so the tools that list those (heif-info,
+    /// heif-convert, pillow-heif) show the other image instead. One sentence saying so, or `nil`.
+    var primaryMarkedThumbnail: String? {
+        guard let primary, let master = thumbnailOf[primary], types[master] != nil else { return nil }
+        func described(_ item: UInt32) -> String {
+            guard let coded = codedSizes[item] else { return "item \(item)" }
+            let shown = orientation(of: item).displayedSize(of: coded)
+            return "item \(item), \(shown.width)x\(shown.height),"
+        }
+        return
+            "the primary image (pitm), \(described(primary)) is also marked a thumbnail (thmb) of \(described(master))"
+            + " and is shown as pitm says; heif-convert and pillow-heif, which skip thumbnails, show item \(master)"
+    }
+
+    /// The orientation libheif applies to `item`: its `irot` and `imir` properties one after
+    /// the other, as one EXIF orientation.
+    func orientation(of item: UInt32) -> ImageOrientation {
+        (transforms[item] ?? []).reduce(ImageOrientation.up) { $0.followed(by: $1) }
     }
 
     /// Reads `iref`'s references as libheif 1.15 does: one after another, each a box header, the
@@ -65,6 +160,7 @@ struct HEIFItemGraph {
             switch type {
             case "dimg": inputs[source, default: []] += read
             case "auxl": for master in read { auxiliaries[master, default: []].append(source) }
+            case "thmb": if let master = read.first { thumbnailOf[source] = master }
             default: break
             }
         }
@@ -117,5 +213,26 @@ struct HEIFItemGraph {
             }
         }
         return nil
+    }
+}
+
+extension ImageOrientation {
+    /// The orientation that shows an image as `self` shows it and then `next` shows the result.
+    func followed(by next: ImageOrientation) -> ImageOrientation {
+        // Found by where the corners of a 2x3 image go: no two orientations move them alike.
+        let (width, height) = (2, 3)
+        let shown = swapsAxes ? (width: height, height: width) : (width: width, height: height)
+        let corners = [(0, 0), (width - 1, 0), (0, height - 1)]
+        let target = corners.map { corner in
+            let first = displayedPosition(x: corner.0, y: corner.1, width: width, height: height)
+            let second = next.displayedPosition(x: first.x, y: first.y, width: shown.width, height: shown.height)
+            return [second.x, second.y]
+        }
+        return Self.allCases.first { candidate in
+            corners.map { corner in
+                let position = candidate.displayedPosition(x: corner.0, y: corner.1, width: width, height: height)
+                return [position.x, position.y]
+            } == target
+        } ?? .up
     }
 }

@@ -1,7 +1,8 @@
 internal import CHeif
 
-/// A HEIF's primary image, parsed once by libheif: its displayed size, depth, alpha, profile and
-/// EXIF block. The pixels are decoded by ``HEIFFrameReader``.
+/// A HEIF's primary image, parsed once by libheif: its displayed size, coded size, depth, alpha,
+/// profile, EXIF block and XMP packet, and the rotation and mirror libheif applies (read from the
+/// `ipma` of the `pitm` item: libheif 1.15 does not report them). The pixels are decoded by ``HEIFFrameReader``.
 struct HEIFSource: FrameSource {
     let info: ImageInfo
     /// The file, parsed again by each reader (libheif reads it in place).
@@ -12,7 +13,8 @@ struct HEIFSource: FrameSource {
     /// - Throws: ``ImgToolError``: `unsupportedFormat` when libheif is not installed (naming the
     ///   package) or cannot read the coding; `tooLarge`; `truncated`; `corrupt`.
     init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
-        if let problem = HEIFItemGraph(data).problem {
+        let graph = HEIFItemGraph(data)
+        if let problem = graph.problem {
             throw ImgToolError(.corrupt, "corrupt HEIF: \(problem) (a grid's tiles must be coded images)")
         }
         let file = try HEIFFile(data: data)
@@ -26,7 +28,12 @@ struct HEIFSource: FrameSource {
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: width, height: height),
                     disposal: .none, blend: .source)
             ])
-        info.describeMetadata(icc: file.icc, exif: file.exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: nil)
+        let stored = file.storedSize
+        if stored.width > 0, stored.height > 0 { info.storedSize = stored }
+        if let primary = graph.primary { info.appliedOrientation = graph.orientation(of: primary) }
+        info.exifOrientationIsInformational = true
+        if let warning = graph.primaryMarkedThumbnail { info.warnings.append(warning) }
+        info.describeMetadata(icc: file.icc, exif: file.exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: file.xmp)
         self.info = info
         self.file = file
         self.hasAlpha = hasAlpha
@@ -79,8 +86,17 @@ final class HEIFFile: @unchecked Sendable {
         return (Int(width), Int(height), Int(bits), alpha != 0)
     }
 
+    /// The primary image's coded size (`ispe`), before its clean aperture, rotation and mirror.
+    var storedSize: PixelSize {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        imgtool_heif_stored_size(heif, &width, &height)
+        return PixelSize(width: Int(width), height: Int(height))
+    }
+
     var icc: [UInt8]? { Self.block(imgtool_heif_icc, heif) }
     var exif: [UInt8]? { Self.block(imgtool_heif_exif, heif) }
+    var xmp: [UInt8]? { Self.block(imgtool_heif_xmp, heif) }
 
     private static func block(
         _ read: (OpaquePointer?, UnsafeMutablePointer<UInt8>?, Int) -> Int, _ heif: OpaquePointer

@@ -1,12 +1,13 @@
 extension JPEGEncoder {
-    /// This encoder, writing what `color` says: the EXIF block as an APP1 `Exif` segment, the XMP
-    /// packet as an APP1 XMP segment, the ICC profile as APP2 `ICC_PROFILE` segments (split in
+    /// This encoder, writing what `color` says: the EXIF block as an APP1 `Exif` segment (rebuilt
+    /// without its largest parts when it does not fit one, ``fitted(exif:)``), the XMP packet as an
+    /// APP1 XMP segment (left out when it does not fit one), the ICC profile as APP2 `ICC_PROFILE` segments (split in
     /// parts of at most 65,519 bytes, numbered from 1, as the ICC specification's annex B says).
     func describing(_ color: OutputColor) -> JPEGEncoder {
         var encoder = self
         var segments: [UInt8] = []
-        if let exif = color.exif, exif.count + 6 <= Self.maxSegmentData {
-            Self.appendSegment(0xE1, Array("Exif".utf8) + [0, 0] + exif, to: &segments)
+        if let exif = color.exif, let block = Self.fitted(exif: exif).block {
+            Self.appendSegment(0xE1, Array("Exif".utf8) + [0, 0] + block.bytes, to: &segments)
         }
         if let xmp = color.xmp, xmp.count + Self.xmpPrefix.count <= Self.maxSegmentData {
             Self.appendSegment(0xE1, Self.xmpPrefix + xmp, to: &segments)
@@ -30,6 +31,32 @@ extension JPEGEncoder {
     static let maxSegmentData = 65_533
     /// What starts an XMP APP1 segment: the namespace and a NUL.
     static let xmpPrefix = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+    /// Most bytes of a TIFF structure in one APP1 segment, after `Exif\0\0`.
+    static let maxEXIFBytes = maxSegmentData - 6
+
+    /// The EXIF block (TIFF bytes) as it fits one APP1 segment (``EXIFBlock/fitted(within:)``).
+    static func fitted(exif: [UInt8]) -> EXIFBlock.Fitting {
+        EXIFBlock(tiff: exif).fitted(within: maxEXIFBytes)
+    }
+
+    /// What writing `exif` and `xmp` into a JPEG leaves out, one sentence each: the parts of an
+    /// EXIF block that does not fit one APP1 segment, an XMP packet that does not fit one.
+    static func metadataNotes(exif: [UInt8]?, xmp: [UInt8]?) -> [String] {
+        var notes: [String] = []
+        if let exif,
+            let note = fitted(exif: exif).note(
+                original: exif.count, limit: maxEXIFBytes, container: "a JPEG APP1 segment")
+        {
+            notes.append(note)
+        }
+        if let xmp, xmp.count + xmpPrefix.count > maxSegmentData {
+            let limit = EXIFBlock.Fitting.grouped(maxSegmentData - xmpPrefix.count)
+            notes.append(
+                "the XMP packet (\(EXIFBlock.Fitting.grouped(xmp.count)) bytes) is larger than a JPEG APP1 segment holds (\(limit)): it is left out"
+            )
+        }
+        return notes
+    }
 
     private static func appendSegment(_ marker: UInt8, _ data: [UInt8], to out: inout [UInt8]) {
         let length = data.count + 2

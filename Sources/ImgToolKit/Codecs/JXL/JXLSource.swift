@@ -71,6 +71,7 @@ struct JXLSource: JPEGBitstreamSource {
             if orientation > 4 { info.storedSize = PixelSize(width: height, height: width) }
         }
         info.describeMetadata(icc: profile, exif: nil, xmp: nil)
+        info.exifOrientationIsInformational = true  // the codestream's orientation is what is shown
         self.info = info
         self.data = data
         self.hasAlpha = hasAlpha

@@ -42,6 +42,7 @@ public struct PNGDecoder: Sendable {
             info.color = color
             info.exif = exif
             info.hasEXIF = exif != nil
+            info.exifOrientation = exif.flatMap { EXIFReader.orientation(inTIFF: $0[...]) }
             info.xmp = xmp
             info.warnings += warnings
         }
