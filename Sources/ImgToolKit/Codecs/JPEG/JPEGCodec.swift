@@ -50,13 +50,13 @@ public struct JPEGCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte, unless the
-        // pixels, colours or quality are to change.
+        // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte (its metadata
+        // edited as the options say), unless the pixels, colours or quality are to change.
         if case .keep = options.profile, options.quality == nil, options.background == nil, !options.progressive,
             let stored = source as? any JPEGBitstreamSource, stored.info.format != .jpeg,
             let jpeg = try stored.jpegBitstream()
         {
-            try sink.append(jpeg)
+            try sink.append(JPEGMetadataEditor(choice: options.metadata).edited(jpeg))
             progress?(1)
             return
         }

@@ -8,7 +8,8 @@ internal import CJXL
 
 /// Writes a ``FrameSource`` as JPEG XL with libjxl: a still for one frame, an animation
 /// otherwise, each frame the whole canvas; or, for a JPEG read as it is, the JPEG itself
-/// recompressed losslessly (its DCT coefficients and the data to rebuild the file byte for byte).
+/// recompressed losslessly (its DCT coefficients and the data to rebuild the file byte for byte,
+/// its metadata segments edited as the options say).
 ///
 /// - Lossless (the default for a lossless source: PNG, APNG, GIF, lossless WebP, and for a JPEG,
 ///   which is transcoded) keeps every sample: modular mode, the original colour space.
@@ -33,6 +34,8 @@ struct JXLWriter {
     let sourceIsLossless: Bool
     /// Whether the pixels keep their colour space (``ImageWriteOptions/ProfileChoice/keep``).
     let keepsProfile: Bool
+    /// Which metadata a recompressed JPEG keeps (pixel writes take theirs from ``OutputColor``).
+    let metadata: ImageWriteOptions.MetadataChoice
     var icc: [UInt8]?
     var exif: [UInt8]?
     var xmp: [UInt8]?
@@ -45,6 +48,7 @@ struct JXLWriter {
         background = options.background
         sourceIsLossless = info.isStoredExactly
         if case .keep = options.profile { keepsProfile = true } else { keepsProfile = false }
+        metadata = options.metadata
     }
 
     /// This writer carrying what `color` says: the ICC profile, EXIF and XMP.
@@ -70,8 +74,9 @@ struct JXLWriter {
 
     /// Whether `source` is written as a lossless recompression of the JPEG it was read from:
     /// nothing changed its pixels or colours (no operation, the profile kept), and no quality or
-    /// lossy write was asked for. The JPEG's own markers (EXIF, ICC, XMP) travel with it, as they
-    /// must for the file to come back byte for byte.
+    /// lossy write was asked for. The JPEG's metadata segments are first edited as
+    /// ``metadata`` says (``JPEGMetadataEditor``), so the file rebuilt from the JPEG XL is the
+    /// edited JPEG, byte for byte (the original with ``ImageWriteOptions/MetadataChoice/keepWithGPS``).
     func transcodes(_ source: any FrameSource) -> Bool {
         lossless != false && quality == nil && background == nil && keepsProfile
             && (source as? any JPEGBitstreamSource)?.info.format == .jpeg
@@ -98,7 +103,10 @@ struct JXLWriter {
         defer { session.close() }
         let settings = try session.frameSettings(effort: Self.effort(forLevel: level))
 
-        if transcodes(source), let jpeg = try (source as? any JPEGBitstreamSource)?.jpegBitstream() {
+        if transcodes(source), let original = try (source as? any JPEGBitstreamSource)?.jpegBitstream() {
+            // libjxl puts the JPEG's EXIF and XMP in boxes, and the reconstruction data refers
+            // to them: both describe the edited file.
+            let jpeg = JPEGMetadataEditor(choice: metadata).edited(original)
             try session.check(JxlEncoderStoreJPEGMetadata(session.encoder, 1), "keep the JPEG's reconstruction data")
             let added = jpeg.withUnsafeBufferPointer { JxlEncoderAddJPEGFrame(settings, $0.baseAddress, $0.count) }
             try session.check(added, "recompress the JPEG")
