@@ -137,6 +137,38 @@ struct JXLMetadataTests {
         #expect(privateInfo.hasEXIF && privateInfo.xmp != nil && !privateInfo.hasGPS)
     }
 
+    @Test("The JPEG editor: what each choice keeps of comments, IPTC, MPF and what follows the image")
+    func editorSegments() throws {
+        let jpeg = try Self.gpsJPEG()
+        let layout = try #require(JPEGSegmentLayout(jpeg))
+        #expect(layout.end == jpeg.count)
+        func segment(_ marker: UInt8, _ text: String) -> [UInt8] {
+            let data = Array(text.utf8)
+            return [0xFF, marker, UInt8((data.count + 2) >> 8), UInt8((data.count + 2) & 0xFF)] + data
+        }
+        // After APP0: a comment, a Photoshop IPTC segment and an MPF index; a second image after EOI.
+        let extra =
+            segment(0xFE, "taken at home") + segment(0xED, "Photoshop 3.0\u{0}8BIM city")
+            + segment(0xE2, "MPF\u{0}II*\u{0}")
+        let afterAPP0 = layout.segments[0].whole.upperBound
+        let tail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
+        let busy = Array(jpeg[..<afterAPP0]) + extra + Array(jpeg[afterAPP0...]) + tail
+        func markers(_ bytes: [UInt8]?) -> [UInt8] {
+            bytes.flatMap(JPEGSegmentLayout.init)?.segments.map(\.marker) ?? []
+        }
+        #expect(markers(busy) == [0xE0, 0xFE, 0xED, 0xE2, 0xE1, 0xDB, 0xDB, 0xC0, 0xC4, 0xC4, 0xC4, 0xC4])
+        #expect(JPEGMetadataEditor(choice: .keepWithGPS).edited(busy) == busy)
+        // Kept: everything but the MPF index (its images go) and the GPS; none: what decoding needs.
+        let kept = JPEGMetadataEditor(choice: .keep).edited(busy)
+        #expect(markers(kept) == [0xE0, 0xFE, 0xED, 0xE1, 0xDB, 0xDB, 0xC0, 0xC4, 0xC4, 0xC4, 0xC4])
+        #expect(kept.map { Array($0.suffix(4)) } != tail && kept.map { Array($0.suffix(2)) } == [0xFF, 0xD9])
+        let none = JPEGMetadataEditor(choice: .none).edited(busy)
+        #expect(markers(none) == [0xE0, 0xE1, 0xDB, 0xDB, 0xC0, 0xC4, 0xC4, 0xC4, 0xC4])
+        // Markers that cannot be followed are not edited: nil, so the caller decodes instead.
+        #expect(JPEGMetadataEditor(choice: .none).edited(Array(jpeg.prefix(40))) == nil)
+        #expect(JPEGMetadataEditor(choice: .none).edited([0xFF, 0xD8, 0x00, 0x11]) == nil)
+    }
+
     /// `jpeg` with its EXIF orientation set to `value` (the same bytes otherwise).
     static func withOrientation(_ value: Int, _ jpeg: [UInt8]) throws -> [UInt8] {
         let layout = try #require(JPEGSegmentLayout(jpeg))

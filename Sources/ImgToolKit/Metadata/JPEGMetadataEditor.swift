@@ -17,13 +17,15 @@
 ///
 /// In both edited cases, anything after the end-of-image marker (the secondary images of an MPF
 /// file, each with an EXIF block of its own) goes. Only the segments before the first scan are
-/// edited; a file whose markers cannot be followed comes back unchanged, for the decoder to reject.
+/// edited.
 struct JPEGMetadataEditor {
     let choice: ImageWriteOptions.MetadataChoice
 
-    /// `jpeg` with its metadata kept as ``choice`` says.
-    func edited(_ jpeg: [UInt8]) -> [UInt8] {
-        guard choice != .keepWithGPS, let layout = JPEGSegmentLayout(jpeg) else { return jpeg }
+    /// `jpeg` with its metadata kept as ``choice`` says, or `nil` when its markers cannot be
+    /// followed to the first scan (and so cannot be edited: callers then decode the pixels).
+    func edited(_ jpeg: [UInt8]) -> [UInt8]? {
+        guard choice != .keepWithGPS else { return jpeg }
+        guard let layout = JPEGSegmentLayout(jpeg) else { return nil }
         var output: [UInt8] = [0xFF, 0xD8]
         output.reserveCapacity(layout.end)
         var wroteEXIF = false

@@ -54,9 +54,10 @@ public struct JPEGCodec: ImageCodec {
         // edited as the options say), unless the pixels, colours or quality are to change.
         if case .keep = options.profile, options.quality == nil, options.background == nil, !options.progressive,
             let stored = source as? any JPEGBitstreamSource, stored.info.format != .jpeg,
-            let jpeg = try stored.jpegBitstream()
+            let rebuilt = try stored.jpegBitstream(),
+            let jpeg = JPEGMetadataEditor(choice: options.metadata).edited(rebuilt)
         {
-            try sink.append(JPEGMetadataEditor(choice: options.metadata).edited(jpeg))
+            try sink.append(jpeg)
             progress?(1)
             return
         }

@@ -74,8 +74,8 @@ public struct JXLCodec: ImageCodec {
     ) async throws(ImgToolError) {
         try RuntimeLibrary.jxl.required()
         let writer = JXLWriter(options: options, source: source.info)
-        if writer.transcodes(source) {
-            try writer.encode(source, into: &sink, progress: progress)
+        if let jpeg = try writer.recompressedJPEG(source) {
+            try writer.recompress(jpeg, into: &sink, progress: progress)
             return
         }
         let color = try OutputColor(source, options: options, container: .icc)
