@@ -160,7 +160,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImgToolKitTests",
-            dependencies: ["ImgToolKit", "TestSupport", "CWebP"],
+            dependencies: ["ImgToolKit", "TestSupport", "CWebP", "CColor", "CJXL"],
             swiftSettings: strictSwift,
             linkerSettings: [.linkedLibrary("webpdemux")]
         ),

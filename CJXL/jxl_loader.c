@@ -19,16 +19,22 @@ static struct {
     JxlDecoder* (*JxlDecoderCreate)(const JxlMemoryManager* memory_manager);
     void (*JxlDecoderDestroy)(JxlDecoder* dec);
     JxlDecoderStatus (*JxlDecoderGetBasicInfo)(const JxlDecoder* dec, JxlBasicInfo* info);
+    JxlDecoderStatus (*JxlDecoderGetBoxSizeRaw)(const JxlDecoder* dec, uint64_t* size);
+    JxlDecoderStatus (*JxlDecoderGetBoxType)(JxlDecoder* dec, JxlBoxType type, JXL_BOOL decompressed);
     JxlDecoderStatus (*JxlDecoderGetColorAsEncodedProfile)(const JxlDecoder* dec, const JxlPixelFormat* unused_format, JxlColorProfileTarget target, JxlColorEncoding* color_encoding);
     JxlDecoderStatus (*JxlDecoderGetColorAsICCProfile)(const JxlDecoder* dec, const JxlPixelFormat* unused_format, JxlColorProfileTarget target, uint8_t* icc_profile, size_t size);
     JxlDecoderStatus (*JxlDecoderGetFrameHeader)(const JxlDecoder* dec, JxlFrameHeader* header);
     JxlDecoderStatus (*JxlDecoderGetICCProfileSize)(const JxlDecoder* dec, const JxlPixelFormat* unused_format, JxlColorProfileTarget target, size_t* size);
     JxlDecoderStatus (*JxlDecoderImageOutBufferSize)(const JxlDecoder* dec, const JxlPixelFormat* format, size_t* size);
     JxlDecoderStatus (*JxlDecoderProcessInput)(JxlDecoder* dec);
+    size_t (*JxlDecoderReleaseBoxBuffer)(JxlDecoder* dec);
     size_t (*JxlDecoderReleaseJPEGBuffer)(JxlDecoder* dec);
+    JxlDecoderStatus (*JxlDecoderSetBoxBuffer)(JxlDecoder* dec, uint8_t* data, size_t size);
+    JxlDecoderStatus (*JxlDecoderSetDecompressBoxes)(JxlDecoder* dec, JXL_BOOL decompress);
     JxlDecoderStatus (*JxlDecoderSetImageOutBuffer)(JxlDecoder* dec, const JxlPixelFormat* format, void* buffer, size_t size);
     JxlDecoderStatus (*JxlDecoderSetInput)(JxlDecoder* dec, const uint8_t* data, size_t size);
     JxlDecoderStatus (*JxlDecoderSetJPEGBuffer)(JxlDecoder* dec, uint8_t* data, size_t size);
+    JxlDecoderStatus (*JxlDecoderSetKeepOrientation)(JxlDecoder* dec, JXL_BOOL skip_reorientation);
     JxlDecoderStatus (*JxlDecoderSetParallelRunner)(JxlDecoder* dec, JxlParallelRunner parallel_runner, void* parallel_runner_opaque);
     JxlDecoderStatus (*JxlDecoderSetUnpremultiplyAlpha)(JxlDecoder* dec, JXL_BOOL unpremul_alpha);
     JxlDecoderStatus (*JxlDecoderSubscribeEvents)(JxlDecoder* dec, int events_wanted);
@@ -117,6 +123,20 @@ static void load_library(void) {
     }
     *(void **)&real.JxlDecoderGetBasicInfo = symbol;
     symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderGetBoxSizeRaw");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderGetBoxSizeRaw");
+        return;
+    }
+    *(void **)&real.JxlDecoderGetBoxSizeRaw = symbol;
+    symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderGetBoxType");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderGetBoxType");
+        return;
+    }
+    *(void **)&real.JxlDecoderGetBoxType = symbol;
+    symbol = NULL;
     for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderGetColorAsEncodedProfile");
     if (symbol == NULL) {
         snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderGetColorAsEncodedProfile");
@@ -159,12 +179,33 @@ static void load_library(void) {
     }
     *(void **)&real.JxlDecoderProcessInput = symbol;
     symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderReleaseBoxBuffer");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderReleaseBoxBuffer");
+        return;
+    }
+    *(void **)&real.JxlDecoderReleaseBoxBuffer = symbol;
+    symbol = NULL;
     for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderReleaseJPEGBuffer");
     if (symbol == NULL) {
         snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderReleaseJPEGBuffer");
         return;
     }
     *(void **)&real.JxlDecoderReleaseJPEGBuffer = symbol;
+    symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderSetBoxBuffer");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderSetBoxBuffer");
+        return;
+    }
+    *(void **)&real.JxlDecoderSetBoxBuffer = symbol;
+    symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderSetDecompressBoxes");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderSetDecompressBoxes");
+        return;
+    }
+    *(void **)&real.JxlDecoderSetDecompressBoxes = symbol;
     symbol = NULL;
     for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderSetImageOutBuffer");
     if (symbol == NULL) {
@@ -186,6 +227,13 @@ static void load_library(void) {
         return;
     }
     *(void **)&real.JxlDecoderSetJPEGBuffer = symbol;
+    symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderSetKeepOrientation");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderSetKeepOrientation");
+        return;
+    }
+    *(void **)&real.JxlDecoderSetKeepOrientation = symbol;
     symbol = NULL;
     for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderSetParallelRunner");
     if (symbol == NULL) {
@@ -423,6 +471,14 @@ JxlDecoderStatus JxlDecoderGetBasicInfo(const JxlDecoder* dec, JxlBasicInfo* inf
     return loaded() ? real.JxlDecoderGetBasicInfo(dec, info) : JXL_DEC_ERROR;
 }
 
+JxlDecoderStatus JxlDecoderGetBoxSizeRaw(const JxlDecoder* dec, uint64_t* size) {
+    return loaded() ? real.JxlDecoderGetBoxSizeRaw(dec, size) : JXL_DEC_ERROR;
+}
+
+JxlDecoderStatus JxlDecoderGetBoxType(JxlDecoder* dec, JxlBoxType type, JXL_BOOL decompressed) {
+    return loaded() ? real.JxlDecoderGetBoxType(dec, type, decompressed) : JXL_DEC_ERROR;
+}
+
 JxlDecoderStatus JxlDecoderGetColorAsEncodedProfile(const JxlDecoder* dec, const JxlPixelFormat* unused_format, JxlColorProfileTarget target, JxlColorEncoding* color_encoding) {
     return loaded() ? real.JxlDecoderGetColorAsEncodedProfile(dec, unused_format, target, color_encoding) : JXL_DEC_ERROR;
 }
@@ -447,8 +503,20 @@ JxlDecoderStatus JxlDecoderProcessInput(JxlDecoder* dec) {
     return loaded() ? real.JxlDecoderProcessInput(dec) : JXL_DEC_ERROR;
 }
 
+size_t JxlDecoderReleaseBoxBuffer(JxlDecoder* dec) {
+    return loaded() ? real.JxlDecoderReleaseBoxBuffer(dec) : 0;
+}
+
 size_t JxlDecoderReleaseJPEGBuffer(JxlDecoder* dec) {
     return loaded() ? real.JxlDecoderReleaseJPEGBuffer(dec) : 0;
+}
+
+JxlDecoderStatus JxlDecoderSetBoxBuffer(JxlDecoder* dec, uint8_t* data, size_t size) {
+    return loaded() ? real.JxlDecoderSetBoxBuffer(dec, data, size) : JXL_DEC_ERROR;
+}
+
+JxlDecoderStatus JxlDecoderSetDecompressBoxes(JxlDecoder* dec, JXL_BOOL decompress) {
+    return loaded() ? real.JxlDecoderSetDecompressBoxes(dec, decompress) : JXL_DEC_ERROR;
 }
 
 JxlDecoderStatus JxlDecoderSetImageOutBuffer(JxlDecoder* dec, const JxlPixelFormat* format, void* buffer, size_t size) {
@@ -461,6 +529,10 @@ JxlDecoderStatus JxlDecoderSetInput(JxlDecoder* dec, const uint8_t* data, size_t
 
 JxlDecoderStatus JxlDecoderSetJPEGBuffer(JxlDecoder* dec, uint8_t* data, size_t size) {
     return loaded() ? real.JxlDecoderSetJPEGBuffer(dec, data, size) : JXL_DEC_ERROR;
+}
+
+JxlDecoderStatus JxlDecoderSetKeepOrientation(JxlDecoder* dec, JXL_BOOL skip_reorientation) {
+    return loaded() ? real.JxlDecoderSetKeepOrientation(dec, skip_reorientation) : JXL_DEC_ERROR;
 }
 
 JxlDecoderStatus JxlDecoderSetParallelRunner(JxlDecoder* dec, JxlParallelRunner parallel_runner, void* parallel_runner_opaque) {

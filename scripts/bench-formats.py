@@ -314,12 +314,14 @@ try:
                       rows) + "\n")
 
     # --- 3. JPEG -> JPEG XL, lossless -----------------------------------------------------------
+    # cjxl and djxl keep every marker; imgtool keeps them only when asked (private by default).
+    KEEP_ALL = ["--keep-metadata", "--keep-gps"]
     if args.only in (None, "transcode"):
         jpeg_bytes = os.path.getsize(photo_jpg)
         transcoders = [
-            (f"imgtool convert ({ALL})", [imgtool, "convert", photo_jpg, "tr-imgtool.jxl", "--force"],
+            (f"imgtool convert ({ALL})", [imgtool, "convert", photo_jpg, "tr-imgtool.jxl", "--force", *KEEP_ALL],
              "tr-imgtool.jxl"),
-            ("imgtool convert (1 core)", pin + [imgtool, "convert", photo_jpg, "tr-imgtool-1.jxl", "--force"],
+            ("imgtool convert (1 core)", pin + [imgtool, "convert", photo_jpg, "tr-imgtool-1.jxl", "--force", *KEEP_ALL],
              "tr-imgtool-1.jxl"),
             ("cjxl (default: all cores)", ["cjxl", photo_jpg, "tr-cjxl.jxl"], "tr-cjxl.jxl"),
             ("cjxl --num_threads 0 (1 core)", pin + ["cjxl", "--num_threads", "0", photo_jpg, "tr-cjxl-t1.jxl"],
@@ -349,7 +351,7 @@ try:
         for name, out in [o for o in outputs if "1 core" not in o[0]]:
             base = None
             for tool, cmd in [("imgtool convert x.jxl back.jpg",
-                               [imgtool, "convert", out, "back-imgtool.jpg", "--force"]),
+                               [imgtool, "convert", out, "back-imgtool.jpg", "--force", *KEEP_ALL]),
                               ("djxl x.jxl back.jpg", ["djxl", out, "back-djxl.jpg"])]:
                 try:
                     wall, cpu = measure(cmd, args.trials)

@@ -42,6 +42,18 @@ int imgtool_icc_inspect(const uint8_t *data, size_t length, imgtool_icc_info *in
 uint8_t *imgtool_icc_make_rgb(const double white[2], const double red[2], const double green[2],
                               const double blue[2], double gamma, const char *description, size_t *length);
 
+/// As `imgtool_icc_make_rgb`, with the curve `table` (`count` values 0...1, evenly spaced
+/// encoded 0...1 to linear) when it is not NULL.
+uint8_t *imgtool_icc_make_rgb_curve(const double white[2], const double red[2], const double green[2],
+                                    const double blue[2], double gamma, const float *table, size_t count,
+                                    const char *description, size_t *length);
+
+/// A grey profile (D50 white, as `cmsCreateGrayProfile` makes them) whose curve is `table`
+/// (`count` values 0...1, evenly spaced encoded 0...1 to linear) when it is not NULL, else
+/// `gamma` as for `imgtool_icc_make_rgb`. Returns the serialised profile (free it with
+/// `imgtool_icc_free`) or NULL.
+uint8_t *imgtool_icc_make_gray(double gamma, const float *table, size_t count, size_t *length);
+
 /// The built-in sRGB profile, serialised (free it with `imgtool_icc_free`), or NULL.
 uint8_t *imgtool_icc_make_srgb(size_t *length);
 
@@ -82,6 +94,15 @@ void imgtool_color_transform_apply(const imgtool_color_transform *transform, con
 void imgtool_color_transform_cmyk_rows(const imgtool_color_transform *transform, uint8_t *pixels, size_t count);
 
 void imgtool_color_transform_free(imgtool_color_transform *transform);
+
+/// Converts `count` pixels with Little CMS's unoptimised transform in double precision
+/// (`cmsFLAGS_NOOPTIMIZE`, perceptual intent): the reference the transforms above are held to.
+/// `input` holds `channels` samples 0...1 a pixel (1: grey, 3: RGB, 4: CMYK with 1 full ink) in
+/// the space of `source`; `output` gets 3 samples 0...1 a pixel (unclamped) in `destination`
+/// (NULL/0: sRGB). Returns 1, or 0 when Little CMS refuses the profiles.
+int imgtool_color_reference(const uint8_t *source, size_t source_length, const uint8_t *destination,
+                            size_t destination_length, int channels, const double *input, double *output,
+                            size_t count);
 
 /// Evaluates a matrix/shaper RGB or grey profile's transfer curves (encoded 0...1 to linear 0...1)
 /// at `count` evenly spaced points from 0 to 1, into `out[channel * count + i]` for 3 channels

@@ -148,22 +148,34 @@ private func apngProblems(_ source: ImageSource, written: ImageSource) throws(Im
     return problems
 }
 
-/// A JPEG recompressed into JPEG XL must come back byte for byte, and be smaller.
+/// A JPEG recompressed into JPEG XL with all its metadata (`--keep-gps`) must come back byte for
+/// byte, and be smaller; recompressed by default, it must come back without a GPS position.
 private func transcodeProblems(_ source: ImageSource, codec: any ImageCodec) async throws(ImgToolError) -> [String] {
+    let all = ImageWriteOptions(metadata: .keepWithGPS)
     var sink = ByteSink()
     do throws(ImgToolError) {
-        try await codec.write(source, into: &sink, options: ImageWriteOptions(), progress: nil)
+        try await codec.write(source, into: &sink, options: all, progress: nil)
     } catch  where error.code == .writeFailed {
         return []  // libjxl refuses some JPEGs (CMYK, cut files): those are decoded instead
     }
     let jxl = try ImageSource(data: sink.bytes, name: "recompressed.jxl")
     var back = ByteSink()
-    try await CodecRegistry.standard.writer(forOutput: "back.jpg").write(
-        jxl, into: &back, options: ImageWriteOptions(), progress: nil)
+    try await CodecRegistry.standard.writer(forOutput: "back.jpg").write(jxl, into: &back, options: all, progress: nil)
     var problems: [String] = []
     if back.bytes != source.data { problems.append("the JPEG rebuilt from the JPEG XL is not the original") }
     if source.data.count >= 2048 && sink.bytes.count >= source.data.count {
         problems.append("the JPEG XL (\(sink.bytes.count) bytes) is not smaller than the JPEG (\(source.data.count))")
+    }
+    var plain = ByteSink()
+    try await codec.write(source, into: &plain, options: ImageWriteOptions(), progress: nil)
+    let plainJXL = try ImageSource(data: plain.bytes, name: "plain.jxl")
+    var plainBack = ByteSink()
+    try await CodecRegistry.standard.writer(forOutput: "back.jpg").write(
+        plainJXL, into: &plainBack, options: ImageWriteOptions(), progress: nil)
+    let rebuilt = try ImageSource(data: plainBack.bytes, name: "plain-back.jpg").info
+    if plainJXL.info.hasGPS || rebuilt.hasGPS { problems.append("recompressed by default, a GPS position remains") }
+    if plainJXL.info.width != source.info.width || plainJXL.info.height != source.info.height {
+        problems.append("recompressed by default, it shows \(plainJXL.info.width)x\(plainJXL.info.height)")
     }
     return problems
 }

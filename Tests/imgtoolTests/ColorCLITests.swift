@@ -64,4 +64,28 @@ struct ColorCLITests {
         #expect(try CLIRunner.run(["convert", Self.fixtures + "/gps-exif.jpg", "plain.jpg"], in: folder).status == 0)
         #expect(try ImageSource(contentsOf: folder + "/plain.jpg").info.exif == nil)
     }
+
+    @Test(
+        "JPEG to JPEG XL: no GPS by default, in the file or in the JPEG it gives back; --keep-gps gives the JPEG back whole"
+    )
+    func jpegXLMetadata() throws {
+        let folder = try makeTemporaryFolder("color-cli")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = Self.fixtures + "/gps-exif.jpg"
+        #expect(try CLIRunner.run(["convert", input, "plain.jxl"], in: folder).status == 0)
+        #expect(
+            try CLIRunner.run(["convert", input, "all.jxl", "--keep-metadata", "--keep-gps"], in: folder).status == 0)
+        let json = try CLIRunner.run(["info", "plain.jxl", "all.jxl", "--json"], in: folder)
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.lines[0].contains(#""gps":false"#) && json.lines[1].contains(#""gps":true"#), "\(json.stdout)")
+        #expect(json.lines[1].contains(#""exif":true"#) && json.lines[1].contains(#""orientation":6"#))
+        let text = try CLIRunner.run(["info", "all.jxl"], in: folder)
+        #expect(text.stdout.contains("metadata EXIF GPS position"), "\(text.stdout)")
+        // Back to JPEG: the file libjxl rebuilds, its metadata as the options say.
+        #expect(try CLIRunner.run(["convert", "plain.jxl", "plain.jpg"], in: folder).status == 0)
+        #expect(try CLIRunner.run(["convert", "all.jxl", "all.jpg", "--keep-gps"], in: folder).status == 0)
+        #expect(try !ImageSource(contentsOf: folder + "/plain.jpg").info.hasGPS)
+        #expect(
+            FileManager.default.contents(atPath: folder + "/all.jpg") == FileManager.default.contents(atPath: input))
+    }
 }

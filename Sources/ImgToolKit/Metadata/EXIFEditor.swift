@@ -124,7 +124,7 @@ public struct EXIFBlock: Sendable, Hashable {
     }
 
     /// A header and an IFD0 holding at most the Orientation tag.
-    private static func minimal(bigEndian: Bool, orientation: Int?) -> EXIFBlock {
+    static func minimal(bigEndian: Bool, orientation: Int?) -> EXIFBlock {
         let order: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
         var tiff = TIFFBytes(bytes: order + [UInt8](repeating: 0, count: 12), bigEndian: bigEndian)
         tiff.setUInt16(42, at: 2)

@@ -50,11 +50,12 @@ public struct JPEGCodec: ImageCodec {
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?
     ) async throws(ImgToolError) {
-        // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte, unless the
-        // pixels, colours or quality are to change.
+        // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte (its metadata
+        // edited as the options say), unless the pixels, colours or quality are to change.
         if case .keep = options.profile, options.quality == nil, options.background == nil, !options.progressive,
             let stored = source as? any JPEGBitstreamSource, stored.info.format != .jpeg,
-            let jpeg = try stored.jpegBitstream()
+            let rebuilt = try stored.jpegBitstream(),
+            let jpeg = JPEGMetadataEditor(choice: options.metadata).edited(rebuilt)
         {
             try sink.append(jpeg)
             progress?(1)

@@ -10,14 +10,19 @@ extension ImageFormat {
 ///
 /// Reading shows what a viewer shows: the coalesced frames (each blended as the file says), the
 /// orientation applied, alpha straight, samples above 8 bits kept at 16, in the colour space of
-/// the decoded pixels (whose ICC profile goes to ``ImageInfo/color``; none for sRGB).
+/// the decoded pixels (whose ICC profile goes to ``ImageInfo/color``; none for sRGB). The `Exif`
+/// and `xml ` boxes, Brotli-compressed (`brob`) or not, give ``ImageInfo/exif`` and
+/// ``ImageInfo/xmp``.
 /// ``ImageInfo/plays`` and ``ImageInfo/loopValue`` are the header's loop count (0 forever);
 /// delays come from the frames' ticks.
 ///
 /// Writing:
 /// - A JPEG read as it is (no operation, the profile kept, no quality asked) is recompressed
 ///   losslessly: its DCT coefficients and the data to rebuild it byte for byte (about a fifth
-///   smaller). Its own markers (EXIF, ICC, XMP) travel with it, as they must to come back whole.
+///   smaller). Its metadata segments are edited first as ``ImageWriteOptions/metadata`` says
+///   (none by default: no EXIF, XMP, comment or GPS position; the ICC profile and an EXIF
+///   orientation stay), and the file rebuilt from the JPEG XL is that edited JPEG, byte for byte;
+///   with ``ImageWriteOptions/MetadataChoice/keepWithGPS``, the original file.
 /// - Otherwise pixels are encoded. ``ImageWriteOptions/lossless`` keeps every sample (default,
 ///   ``ImageWriteOptions/writesLossless(source:)``: lossy when a quality is given, else lossless
 ///   when the source is: PNG, APNG, GIF, lossless WebP).
@@ -70,8 +75,8 @@ public struct JXLCodec: ImageCodec {
     ) async throws(ImgToolError) {
         try RuntimeLibrary.jxl.required()
         let writer = JXLWriter(options: options, source: source.info)
-        if writer.transcodes(source) {
-            try writer.encode(source, into: &sink, progress: progress)
+        if let jpeg = try writer.recompressedJPEG(source) {
+            try writer.recompress(jpeg, into: &sink, progress: progress)
             return
         }
         let color = try OutputColor(source, options: options, container: .icc)

@@ -12,10 +12,20 @@ final class JXLDecoder {
     private let bytes: UnsafeMutableRawBufferPointer
     /// The basic information, once ``JxlDecoderStatus`` `JXL_DEC_BASIC_INFO` has been seen.
     private(set) var basicInfo = JxlBasicInfo()
+    /// The contents of the first `Exif` and first `xml ` box, decompressed when they are `brob`
+    /// boxes, once the session has passed them (it must report `JXL_DEC_BOX`).
+    private(set) var metadataBoxes: [String: [UInt8]] = [:]
+    /// The box being read: its type and the memory libjxl writes it into.
+    private var box: (type: String, memory: UnsafeMutableRawBufferPointer)?
+    /// The most bytes a metadata box may hold, decompressed.
+    static let metadataBoxLimit = 16 << 20
 
     /// Starts a session that reports `events` (`JxlDecoderStatus` bits).
-    /// - Parameter threads: the size of libjxl's thread pool (none for 1).
-    init(data: [UInt8], events: Int32, threads: Int) throws(ImgToolError) {
+    /// - Parameters:
+    ///   - threads: the size of libjxl's thread pool (none for 1).
+    ///   - keepingOrientation: whether the basic information gives the orientation and the size
+    ///     as stored (libjxl otherwise reports them as turned, orientation 1).
+    init(data: [UInt8], events: Int32, threads: Int, keepingOrientation: Bool = false) throws(ImgToolError) {
         guard let decoder = JxlDecoderCreate(nil) else {
             throw ImgToolError(.tooLarge, "out of memory for a JPEG XL decoder")
         }
@@ -30,7 +40,12 @@ final class JXLDecoder {
                 throw ImgToolError(.corrupt, "libjxl refused its thread pool")
             }
         }
+        // Boxes are read decompressed: a `brob` box comes as the box it holds (libjxl has Brotli).
+        if events & Int32(JXL_DEC_BOX.rawValue) != 0, JxlDecoderSetDecompressBoxes(decoder, 1) != JXL_DEC_SUCCESS {
+            throw ImgToolError(.corrupt, "libjxl cannot decompress JPEG XL boxes (built without Brotli)")
+        }
         guard JxlDecoderSubscribeEvents(decoder, events) == JXL_DEC_SUCCESS,
+            !keepingOrientation || JxlDecoderSetKeepOrientation(decoder, 1) == JXL_DEC_SUCCESS,
             JxlDecoderSetUnpremultiplyAlpha(decoder, 1) == JXL_DEC_SUCCESS,
             JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
                 == JXL_DEC_SUCCESS
@@ -40,6 +55,7 @@ final class JXLDecoder {
 
     deinit {
         JxlDecoderDestroy(decoder)
+        box?.memory.deallocate()
         if let runner { JxlThreadParallelRunnerDestroy(runner) }
         bytes.deallocate()
     }
@@ -59,9 +75,65 @@ final class JXLDecoder {
             guard JxlDecoderGetBasicInfo(decoder, &basicInfo) == JXL_DEC_SUCCESS else {
                 throw ImgToolError(.corrupt, "corrupt JPEG XL: unreadable image header")
             }
+        case JXL_DEC_BOX:
+            finishBox()
+            try startBox()
+        case JXL_DEC_BOX_NEED_MORE_OUTPUT:
+            try growBox()
+        case JXL_DEC_SUCCESS:
+            finishBox()
         default: break
         }
         return status
+    }
+
+    /// At a box's header: lends libjxl memory for its contents when it is the first `Exif` or
+    /// `xml ` box (compressed or not); other boxes are skipped.
+    private func startBox() throws(ImgToolError) {
+        var name = [CChar](repeating: 0, count: 4)
+        guard JxlDecoderGetBoxType(decoder, &name, 1) == JXL_DEC_SUCCESS else { return }
+        let type = String(decoding: name.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard type == "Exif" || type == "xml ", metadataBoxes[type] == nil else { return }
+        var raw: UInt64 = 0
+        _ = JxlDecoderGetBoxSizeRaw(decoder, &raw)
+        let memory = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: Int(clamping: min(max(raw, 4096), UInt64(Self.metadataBoxLimit))), alignment: 16)
+        box = (type, memory)
+        try lendBox(from: 0)
+    }
+
+    /// Hands libjxl the box memory after its first `filled` bytes.
+    private func lendBox(from filled: Int) throws(ImgToolError) {
+        guard let box, let base = box.memory.baseAddress else { return }
+        let start = (base + filled).assumingMemoryBound(to: UInt8.self)
+        guard JxlDecoderSetBoxBuffer(decoder, start, box.memory.count - filled) == JXL_DEC_SUCCESS else {
+            throw ImgToolError(.corrupt, "libjxl refused a buffer for the JPEG XL's \(box.type) box")
+        }
+    }
+
+    /// The box outgrew its memory: twice as much, up to ``metadataBoxLimit``.
+    private func growBox() throws(ImgToolError) {
+        guard let current = box else { return }
+        let filled = current.memory.count - JxlDecoderReleaseBoxBuffer(decoder)
+        guard current.memory.count < Self.metadataBoxLimit else {
+            throw ImgToolError(
+                .tooLarge, "the JPEG XL's \(current.type) box is over \(Self.metadataBoxLimit >> 20) MiB decompressed")
+        }
+        let memory = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: min(current.memory.count * 2, Self.metadataBoxLimit), alignment: 16)
+        memory.copyMemory(from: UnsafeRawBufferPointer(rebasing: current.memory[..<filled]))
+        current.memory.deallocate()
+        box = (current.type, memory)
+        try lendBox(from: filled)
+    }
+
+    /// The box being read is complete: its contents are kept.
+    private func finishBox() {
+        guard let current = box else { return }
+        let filled = current.memory.count - JxlDecoderReleaseBoxBuffer(decoder)
+        metadataBoxes[current.type] = Array(current.memory[..<filled])
+        current.memory.deallocate()
+        box = nil
     }
 
     /// The ICC profile of the decoded pixels (libjxl's own for an image it describes by

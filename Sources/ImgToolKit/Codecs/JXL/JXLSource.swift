@@ -18,8 +18,12 @@ struct JXLSource: JPEGBitstreamSource {
     /// count against `limits` before anything canvas-sized is allocated.
     /// - Throws: ``ImgToolError``: `tooLarge`, `truncated`, `corrupt`.
     init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
-        let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue)
-        let decoder = try JXLDecoder(data: data, events: events, threads: 1)
+        let events = Int32(
+            JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
+                | JXL_DEC_BOX.rawValue)
+        // The orientation as stored: frames come turned (each reader's own session), the
+        // information says how.
+        let decoder = try JXLDecoder(data: data, events: events, threads: 1, keepingOrientation: true)
         var durations: [UInt32] = []
         var profile: [UInt8]?
         var sawInfo = false
@@ -44,8 +48,10 @@ struct JXLSource: JPEGBitstreamSource {
         }
         guard sawInfo, !durations.isEmpty else { throw ImgToolError(.corrupt, "corrupt JPEG XL: no frame") }
         let basic = decoder.basicInfo
-        let width = Int(basic.xsize)
-        let height = Int(basic.ysize)
+        let orientation = Int(basic.orientation.rawValue)
+        let turned = orientation > 4  // transposed: width and height swap
+        let width = Int(turned ? basic.ysize : basic.xsize)
+        let height = Int(turned ? basic.xsize : basic.ysize)
         let animated = basic.have_animation != 0 && durations.count > 1
         let tps = (
             numerator: UInt64(basic.animation.tps_numerator), denominator: UInt64(basic.animation.tps_denominator)
@@ -64,13 +70,14 @@ struct JXLSource: JPEGBitstreamSource {
             frames: frames, loopValue: animated ? plays : nil, plays: plays,
             compression: Self.hasReconstructionData(data)
                 ? .jpegRecompression : basic.uses_original_profile != 0 ? nil : .lossy)
-        let orientation = Int(basic.orientation.rawValue)
         if orientation > 1 {
             info.exifOrientation = orientation
             info.appliedOrientation = ImageOrientation(rawValue: orientation) ?? .up
-            if orientation > 4 { info.storedSize = PixelSize(width: height, height: width) }
+            if turned { info.storedSize = PixelSize(width: height, height: width) }
         }
-        info.describeMetadata(icc: profile, exif: nil, xmp: nil)
+        info.describeMetadata(
+            icc: profile, exif: decoder.metadataBoxes["Exif"].flatMap(Self.tiff(inExifBox:)),
+            xmp: decoder.metadataBoxes["xml "])
         info.exifOrientationIsInformational = true  // the codestream's orientation is what is shown
         self.info = info
         self.data = data
@@ -97,6 +104,15 @@ struct JXLSource: JPEGBitstreamSource {
     static func hasReconstructionData(_ data: [UInt8]) -> Bool {
         let signature: [UInt8] = [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
         return data.starts(with: signature) && ISOBMFF(data).boxes().contains { $0.type == "jbrd" }
+    }
+
+    /// The TIFF structure in an `Exif` box's contents, which start with its offset (big-endian,
+    /// 4 bytes, from just after them; usually 0), or `nil` when the offset points outside.
+    static func tiff(inExifBox contents: [UInt8]) -> [UInt8]? {
+        guard contents.count >= 4 else { return nil }
+        let offset = contents[..<4].reduce(0) { $0 << 8 | Int($1) }
+        guard offset <= contents.count - 4 else { return nil }
+        return Array(contents[(4 + offset)...])
     }
 
     /// `ticks` at `tps` ticks per second (a fraction), exactly to the attosecond.

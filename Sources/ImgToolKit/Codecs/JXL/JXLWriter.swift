@@ -8,7 +8,8 @@ internal import CJXL
 
 /// Writes a ``FrameSource`` as JPEG XL with libjxl: a still for one frame, an animation
 /// otherwise, each frame the whole canvas; or, for a JPEG read as it is, the JPEG itself
-/// recompressed losslessly (its DCT coefficients and the data to rebuild the file byte for byte).
+/// recompressed losslessly (its DCT coefficients and the data to rebuild the file byte for byte,
+/// its metadata segments edited as the options say).
 ///
 /// - Lossless (without a quality, the default for a lossless source: PNG, APNG, GIF, lossless
 ///   WebP, and for a JPEG, which is transcoded) keeps every sample: modular mode, the original
@@ -37,6 +38,8 @@ struct JXLWriter {
     let isLossless: Bool
     /// Whether the pixels keep their colour space (``ImageWriteOptions/ProfileChoice/keep``).
     let keepsProfile: Bool
+    /// Which metadata a recompressed JPEG keeps (pixel writes take theirs from ``OutputColor``).
+    let metadata: ImageWriteOptions.MetadataChoice
     var icc: [UInt8]?
     var exif: [UInt8]?
     var xmp: [UInt8]?
@@ -49,6 +52,7 @@ struct JXLWriter {
         background = options.background
         isLossless = options.writesLossless(source: info) || (options.lossless == nil && options.quality == 100)
         if case .keep = options.profile { keepsProfile = true } else { keepsProfile = false }
+        metadata = options.metadata
     }
 
     /// This writer carrying what `color` says: the ICC profile, EXIF and XMP.
@@ -72,16 +76,43 @@ struct JXLWriter {
         [1, 2, 3, 5, 7, 7, 8, 8, 9, 9][min(max(level, 0), 9)]
     }
 
-    /// Whether `source` is written as a lossless recompression of the JPEG it was read from:
-    /// nothing changed its pixels or colours (no operation, the profile kept), and no quality or
-    /// lossy write was asked for. The JPEG's own markers (EXIF, ICC, XMP) travel with it, as they
-    /// must for the file to come back byte for byte.
-    func transcodes(_ source: any FrameSource) -> Bool {
-        lossless != false && quality == nil && background == nil && keepsProfile
-            && (source as? any JPEGBitstreamSource)?.info.format == .jpeg
+    /// The JPEG to recompress losslessly when `source` is written as one, else `nil`: `source` is
+    /// a JPEG read as it is, nothing changed its pixels or colours (no operation, the profile
+    /// kept), and no quality or lossy write was asked for. Its metadata segments are edited as
+    /// ``metadata`` says (``JPEGMetadataEditor``), so the file rebuilt from the JPEG XL is the
+    /// edited JPEG, byte for byte (the original with ``ImageWriteOptions/MetadataChoice/keepWithGPS``);
+    /// a JPEG whose markers cannot be followed is written as pixels instead.
+    func recompressedJPEG(_ source: any FrameSource) throws(ImgToolError) -> [UInt8]? {
+        guard lossless != false, quality == nil, background == nil, keepsProfile,
+            let stored = source as? any JPEGBitstreamSource, stored.info.format == .jpeg,
+            let original = try stored.jpegBitstream()
+        else { return nil }
+        return JPEGMetadataEditor(choice: metadata).edited(original)
     }
 
-    /// Encodes `source` into `sink`.
+    /// Recompresses `jpeg` losslessly into `sink`: its DCT coefficients and the data to rebuild
+    /// it byte for byte. libjxl puts the JPEG's EXIF and XMP in boxes, which that data refers to.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for a level outside 0-9; `writeFailed` when
+    ///   libjxl fails (a JPEG it cannot parse).
+    func recompress(_ jpeg: [UInt8], into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
+        throws(ImgToolError)
+    {
+        guard (0...9).contains(level) else {
+            throw ImgToolError(.invalidArgument, "JPEG XL compression level \(level) is out of range: 0...9")
+        }
+        let session = try Session()
+        defer { session.close() }
+        let settings = try session.frameSettings(effort: Self.effort(forLevel: level))
+        try session.check(JxlEncoderStoreJPEGMetadata(session.encoder, 1), "keep the JPEG's reconstruction data")
+        let added = jpeg.withUnsafeBufferPointer { JxlEncoderAddJPEGFrame(settings, $0.baseAddress, $0.count) }
+        try session.check(added, "recompress the JPEG")
+        JxlEncoderCloseInput(session.encoder)
+        try sink.append(try session.output())
+        progress?(1)
+    }
+
+    /// Encodes `source` into `sink` (recompressing the JPEG it is, when ``recompressedJPEG(_:)``
+    /// gives one).
     /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 1-100, a level outside
     ///   0-9 or a canvas libjxl cannot hold; a decoding error from `source`; `writeFailed` when
     ///   libjxl fails; `cancelled`.
@@ -99,19 +130,13 @@ struct JXLWriter {
         guard (1...(1 << 30)).contains(info.width), (1...(1 << 30)).contains(info.height) else {
             throw ImgToolError(.invalidArgument, "cannot write a \(info.width)x\(info.height) JPEG XL")
         }
+        if let jpeg = try recompressedJPEG(source) {
+            try recompress(jpeg, into: &sink, progress: progress)
+            return
+        }
         let session = try Session()
         defer { session.close() }
         let settings = try session.frameSettings(effort: Self.effort(forLevel: level))
-
-        if transcodes(source), let jpeg = try (source as? any JPEGBitstreamSource)?.jpegBitstream() {
-            try session.check(JxlEncoderStoreJPEGMetadata(session.encoder, 1), "keep the JPEG's reconstruction data")
-            let added = jpeg.withUnsafeBufferPointer { JxlEncoderAddJPEGFrame(settings, $0.baseAddress, $0.count) }
-            try session.check(added, "recompress the JPEG")
-            JxlEncoderCloseInput(session.encoder)
-            try sink.append(try session.output())
-            progress?(1)
-            return
-        }
 
         let deep = info.bitDepth > 8
         let animated = info.frames.count > 1
