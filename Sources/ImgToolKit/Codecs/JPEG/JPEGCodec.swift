@@ -9,8 +9,10 @@ extension ImageFormat {
 /// RGB, CMYK and YCCK (Adobe's inverted CMYK); restart markers. The EXIF orientation is applied
 /// unless ``DecodingOptions/autoOrient`` is off, and ``DecodingOptions/minimumSize`` lets libjpeg
 /// decode at 1/2, 1/4 or 1/8 of the size. ICC profiles are reported
-/// (``ColorMetadata/hasICCProfile``), not applied. Data that ends early is a `truncated` error;
-/// bytes after the end-of-image marker are ignored; corrupt data that libjpeg works around
+/// (``ColorMetadata/hasICCProfile``), not applied. Data that ends early decodes as browsers and
+/// libjpeg show it, the rows (or progressive scans) that arrived and the rest grey, with
+/// ``ImageInfo/isComplete`` `false` and a warning in ``ImageInfo/warnings``; data that ends
+/// before the first scan is a `truncated` error. Bytes after the end-of-image marker are ignored; corrupt data that libjpeg works around
 /// decodes, with its warnings in ``ImageInfo/warnings`` (markers) or ``ImageMetadata/warnings``
 /// (scan data).
 ///
