@@ -14,6 +14,9 @@ public struct ImageWriteOptions: Sendable, Hashable {
     public var compressionLevel: Int?
     /// Lossy quality 1-100 (JPEG, lossy WebP). `nil` (the default): the format's own default.
     public var quality: Int?
+    /// JPEG chroma subsampling. `nil` (the default): 4:2:0 below quality 90, 4:4:4 from 90 up
+    /// (see ``JPEGEncoder/fullChromaQuality``).
+    public var chroma: JPEGEncoder.ChromaSubsampling? = nil
     /// Lossless compression (WebP). `nil` (the default): lossless when the source is lossless.
     public var lossless: Bool?
     /// Progressive (JPEG) or interlaced output. Default `false`.

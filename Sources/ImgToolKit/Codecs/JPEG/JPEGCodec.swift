@@ -18,6 +18,7 @@ extension ImageFormat {
 ///
 /// Writing: the first frame only, flattened onto ``ImageWriteOptions/background`` (white when
 /// `nil`). Options read: ``ImageWriteOptions/quality`` (default ``JPEGEncoder/defaultQuality``),
+/// ``ImageWriteOptions/chroma`` (default 4:2:0 below quality 90, 4:4:4 from 90 up),
 /// ``ImageWriteOptions/progressive``, ``ImageWriteOptions/background``.
 public struct JPEGCodec: ImageCodec {
     /// Creates the codec.
@@ -54,7 +55,8 @@ public struct JPEGCodec: ImageCodec {
     ) async throws(ImgToolError) {
         // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte, unless the
         // pixels, colours or quality are to change.
-        if case .keep = options.profile, options.quality == nil, options.background == nil, !options.progressive,
+        if case .keep = options.profile, options.quality == nil, options.chroma == nil, options.background == nil,
+            !options.progressive,
             let stored = source as? any JPEGBitstreamSource, stored.info.format != .jpeg,
             let jpeg = try stored.jpegBitstream()
         {
@@ -68,7 +70,8 @@ public struct JPEGCodec: ImageCodec {
             throw ImgToolError(.corrupt, "the image has no frame to write")
         }
         let encoder = JPEGEncoder(
-            quality: options.quality, progressive: options.progressive, background: options.background ?? .white
+            quality: options.quality, progressive: options.progressive, background: options.background ?? .white,
+            chroma: options.chroma
         ).describing(color)
         try encoder.write(frame.image, into: &sink)
         progress?(1)
