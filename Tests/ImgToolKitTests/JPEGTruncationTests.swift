@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
@@ -215,6 +216,22 @@ struct JPEGTruncationTests {
         let error = #expect(throws: ImgToolError.self) { try strict.frame(at: 0) }
         #expect(error?.code == .corrupt && error?.input == "bad.jpg")
         #expect(error?.message.hasPrefix("Corrupt JPEG data") == true)
+    }
+
+    /// A cut JPEG written as JPEG XL: its pixels are encoded (libjxl cannot recompress a JPEG that
+    /// ends early), grey below the cut.
+    @Test func aCutFileBecomesAJPEGXLOfItsPixels() async throws {
+        let bytes = try Self.encode(Layout(subsampled: true, progressive: false))
+        let source = try ImageSource(data: Array(bytes.prefix(bytes.count / 2)), name: "cut.jpg")
+        #expect(try source.jpegBitstream() == nil)
+        var sink = ByteSink()
+        try await JXLCodec().write(source, into: &sink, options: ImageWriteOptions(), progress: nil)
+        let written = try ImageSource(data: sink.bytes, name: "cut.jxl")
+        #expect(written.info.compression != .jpegRecompression)
+        let image = try written.frame(at: 0).image
+        let bottom = pixelSamples(image, Self.width / 2, Self.height - 1)
+        #expect(bottom.prefix(3).allSatisfy { abs($0 - 128) <= 2 }, "\(bottom)")
+        #expect(try ImageSource(data: bytes, name: "whole.jpg").jpegBitstream() == bytes)
     }
 
     /// A whole file, and one with bytes after its end-of-image marker, are complete.

@@ -103,6 +103,7 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
 }
 
 extension JPEGSource {
-    /// The file as it was read.
-    func jpegBitstream() throws(ImgToolError) -> [UInt8]? { data }
+    /// The file as it was read; `nil` for a file cut short, whose pixels (the rows that arrived,
+    /// the rest grey) are written instead: libjxl cannot recompress a JPEG that ends early.
+    func jpegBitstream() throws(ImgToolError) -> [UInt8]? { header.isTruncated ? nil : data }
 }
