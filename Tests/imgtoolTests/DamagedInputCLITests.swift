@@ -28,6 +28,13 @@ struct DamagedInputCLITests {
         #expect(pixelSamples(image, 0, 0) != [128, 128, 128, 255])
         #expect(pixelSamples(image, 63, 63) == [128, 128, 128, 255])
 
+        // merge names each cut input, the background's warning first.
+        let merged = try CLIRunner.run(["merge", "cut.jpg", "cut.gif", "-o", "merged.png"], in: folder)
+        #expect(merged.status == 0)
+        let lines = merged.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("warning: cut.jpg: truncated JPEG") == true, "\(merged.stderr)")
+        #expect(lines.contains { $0.hasPrefix("warning: cut.gif: truncated GIF") }, "\(merged.stderr)")
+
         let info = try CLIRunner.run(["info", "cut.jpg"], in: folder)
         #expect(info.status == 0)
         #expect(info.stdout.contains("incomplete"))
