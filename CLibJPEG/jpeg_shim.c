@@ -604,7 +604,8 @@ imgtool_jpeg_writer *imgtool_jpeg_writer_create(void) {
 
 imgtool_jpeg_status imgtool_jpeg_writer_begin(imgtool_jpeg_writer *writer, const imgtool_jpeg_write_params *params) {
     if (writer == NULL || params == NULL || writer->failed || writer->begun || params->width == 0 ||
-        params->height == 0 || params->quality < 1 || params->quality > 100) {
+        params->height == 0 || params->quality < 1 || params->quality > 100 || params->subsample < 0 ||
+        params->subsample > 2) {
         return IMGTOOL_JPEG_MISUSE;
     }
     j_compress_ptr cinfo = &writer->cinfo;
@@ -617,10 +618,10 @@ imgtool_jpeg_status imgtool_jpeg_writer_begin(imgtool_jpeg_writer *writer, const
     jpeg_set_defaults(cinfo);  // YCbCr, JFIF marker, islow DCT
     jpeg_set_quality(cinfo, params->quality, TRUE);
     cinfo->optimize_coding = params->optimize ? TRUE : FALSE;
-    // Luma is never subsampled; chroma is 2x2 (4:2:0) or 1x1 (4:4:4).
-    int chroma = params->subsample ? 2 : 1;
-    cinfo->comp_info[0].h_samp_factor = chroma;
-    cinfo->comp_info[0].v_samp_factor = chroma;
+    // Luma is never subsampled; chroma is halved both ways (4:2:0, luma 2x2), across (4:2:2,
+    // luma 2x1) or kept (4:4:4, 1x1).
+    cinfo->comp_info[0].h_samp_factor = params->subsample ? 2 : 1;
+    cinfo->comp_info[0].v_samp_factor = params->subsample == 1 ? 2 : 1;
     cinfo->comp_info[1].h_samp_factor = 1;
     cinfo->comp_info[1].v_samp_factor = 1;
     cinfo->comp_info[2].h_samp_factor = 1;

@@ -578,9 +578,9 @@ imgtool_jpeg_status imgtool_jpeg_split_begin_part(imgtool_jpeg_split *split, int
                                                   uint32_t row_count) {
     split_part *part = split_part_at(split, index);
     if (part == NULL || params == NULL || part->begun) return IMGTOOL_JPEG_MISUSE;
-    uint32_t mcu_size = params->subsample ? 16 : 8;
+    uint32_t mcu_width = params->subsample ? 16 : 8, mcu_height = params->subsample == 1 ? 16 : 8;
     if (params->width == 0 || params->height == 0 || params->progressive || params->arithmetic ||
-        params->restart_interval != 0 || first_row % mcu_size != 0 || row_count == 0 ||
+        params->restart_interval != 0 || first_row % mcu_height != 0 || row_count == 0 ||
         (uint64_t)first_row + row_count > params->height) {
         return part_fail(part, IMGTOOL_JPEG_MISUSE, "bad parameters for a part of a split JPEG");
     }
@@ -593,7 +593,7 @@ imgtool_jpeg_status imgtool_jpeg_split_begin_part(imgtool_jpeg_split *split, int
     imgtool_jpeg_write_params own = *params;
     own.height = row_count;
     own.optimize = 0;
-    own.restart_interval = (params->width + mcu_size - 1) / mcu_size;
+    own.restart_interval = (params->width + mcu_width - 1) / mcu_width;
     imgtool_jpeg_status status = imgtool_jpeg_writer_begin(part->writer, &own);
     return status == IMGTOOL_JPEG_OK ? status : part_writer_fail(part, status);
 }

@@ -212,7 +212,8 @@ typedef struct {
     int progressive;
     /// Non-zero: Huffman tables computed for the image (`optimize_coding`), smaller files.
     int optimize;
-    /// Chroma subsampling: 0 for 4:4:4 (none), 1 for 4:2:0 (half in each direction).
+    /// Chroma subsampling: 0 for 4:4:4 (none), 1 for 4:2:0 (half in each direction), 2 for 4:2:2
+    /// (half across).
     int subsample;
     /// Non-zero: arithmetic coding instead of Huffman (`arith_code`; few decoders outside libjpeg
     /// read it, so imgtool writes it only in tests).
@@ -304,7 +305,7 @@ imgtool_jpeg_split *imgtool_jpeg_split_create(int part_count, int keep_symbols);
 /// describes (the whole image's size). The parameters must be the same for every part and ask
 /// for a baseline Huffman file: `progressive`, `arithmetic` and `restart_interval` 0 (`optimize`
 /// is ignored: the tables are always optimized). `first_row` must be a multiple of the MCU
-/// height (8, or 16 with `subsample`), and the rows must lie within the image.
+/// height (16 for 4:2:0, else 8), and the rows must lie within the image.
 imgtool_jpeg_status imgtool_jpeg_split_begin_part(imgtool_jpeg_split *split, int part,
                                                   const imgtool_jpeg_write_params *params, uint32_t first_row,
                                                   uint32_t row_count);

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
@@ -269,24 +270,7 @@ struct JPEGCodecTests {
         #expect(image == (try Self.decode(bytes).image))
     }
 
-    @Test func truncatedFileIsAnErrorNamingTheInput() throws {
-        let bytes = try Self.jpeg(width: 64, height: 64, quality: 90)
-        for cut in [bytes.count / 2, bytes.count - 2, 200] {
-            #expect {
-                _ = try Self.decode(Array(bytes.prefix(cut)))
-            } throws: { error in
-                guard let error = error as? ImgToolError else { return false }
-                return error.code == .truncated && error.input == "test.jpg"
-                    && error.description.contains("Premature end of JPEG file")
-            }
-        }
-        // Cut inside the markers: no image at all.
-        #expect {
-            _ = try Self.decode(Array(bytes.prefix(30)))
-        } throws: { error in
-            (error as? ImgToolError)?.input == "test.jpg" && (error as? ImgToolError)?.code == .truncated
-        }
-    }
+    // A cut file decodes, grey below the cut: see JPEGTruncationTests.
 
     @Test func corruptDataIsAnErrorWithLibjpegsMessage() {
         #expect {
@@ -378,6 +362,58 @@ struct JPEGCodecTests {
         #expect(codec.sniff([0xFF, 0xD8, 0xFF, 0xE0]) && !codec.sniff([0xFF, 0xD8, 0x00]))
     }
 
+    /// Luma's sampling factors in the frame header (SOF0 or SOF2): 0x22 for 4:2:0, 0x21 for
+    /// 4:2:2, 0x11 for 4:4:4 (the chroma components' are 0x11).
+    static func lumaSampling(_ bytes: [UInt8]) -> UInt8? {
+        guard let sof = bytes.indices.first(where: { bytes[$0] == 0xFF && [0xC0, 0xC2].contains(bytes[$0 + 1]) })
+        else { return nil }
+        #expect(bytes[sof + 14] == 0x11 && bytes[sof + 17] == 0x11)
+        return bytes[sof + 11]
+    }
+
+    /// Chroma: 4:2:0 below quality 90 and 4:4:4 from 90 up, as libvips, Pillow, sharp and
+    /// ImageMagick; `chroma` (`--chroma`) wins at any quality, baseline or progressive, in one
+    /// piece or split.
+    @Test func chromaFollowsQualityUnlessGiven() async throws {
+        let image = Self.picture(width: 64, height: 64)
+        let large = JPEGSplitDecodeTests.photo(width: 640, height: 480)
+        #expect(JPEGEncoder.fullChromaQuality == 90)
+        #expect(Self.lumaSampling(try JPEGEncoder().encode(image)) == 0x22)
+        #expect(Self.lumaSampling(try JPEGEncoder(quality: 89).encode(large)) == 0x22)
+        #expect(Self.lumaSampling(try JPEGEncoder(quality: 90).encode(large)) == 0x11)
+        let given: [(JPEGEncoder.ChromaSubsampling, UInt8)] = [(.full, 0x11), (.halfAcross, 0x21), (.half, 0x22)]
+        for (chroma, factors) in given {
+            for quality in [50, 85, 95] {
+                for progressive in [false, true] {
+                    let encoder = JPEGEncoder(quality: quality, progressive: progressive, chroma: chroma)
+                    let small = try encoder.encode(image)
+                    let split = try encoder.encode(large)
+                    #expect(Self.lumaSampling(small) == factors && Self.lumaSampling(split) == factors)
+                    #expect(try Self.decode(split).image.width == large.width)
+                }
+            }
+        }
+        // Through the codec's options, as `--chroma` gives them.
+        var options = ImageWriteOptions(quality: 70)
+        options.chroma = .full
+        let written = try await JPEGCodec().encode(StillImageSource(image), options: options)
+        #expect(Self.lumaSampling(written) == 0x11)
+    }
+
+    /// A grey image (R = G = B) has flat chroma, which halving keeps exactly: the same pixels at
+    /// the default 4:2:0 as at 4:4:4.
+    @Test func greyImagesDecodeTheSameWhateverTheChroma() throws {
+        let grey = TestImages.noise8(width: 48, height: 40, seed: 3)
+        let samples = try #require(grey.rgba8)
+        let flat = PixelBuffer(
+            width: 48, height: 40,
+            rgba8: stride(from: 0, to: samples.count, by: 4).flatMap { [samples[$0], samples[$0], samples[$0], 255] })
+        let halved = try JPEGEncoder().encode(flat)
+        let full = try JPEGEncoder(chroma: .full).encode(flat)
+        #expect(Self.lumaSampling(halved) == 0x22 && Self.lumaSampling(full) == 0x11)
+        #expect(try Self.decode(halved).image == (try Self.decode(full).image))
+    }
+
     @Test func qualityChangesSizeAndSubsampling() throws {
         let image = Self.picture(width: 64, height: 64)
         let low = try JPEGEncoder(quality: 30).encode(image)
@@ -385,17 +421,11 @@ struct JPEGCodecTests {
         let high = try JPEGEncoder(quality: 95).encode(image)
         #expect(low.count < standard.count && standard.count < high.count)
         #expect(JPEGEncoder().quality == JPEGEncoder.defaultQuality)
-        /// Luma's sampling factors in SOF0: 0x22 for 4:2:0, 0x11 for 4:4:4.
-        func lumaSampling(_ bytes: [UInt8]) -> UInt8? {
-            guard let sof = bytes.indices.first(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 }) else {
-                return nil
-            }
-            return bytes[sof + 11]
-        }
+        let lumaSampling = Self.lumaSampling
         #expect(lumaSampling(low) == 0x22)
         #expect(lumaSampling(try JPEGEncoder(quality: JPEGEncoder.fullChromaQuality - 1).encode(image)) == 0x22)
         #expect(lumaSampling(try JPEGEncoder(quality: JPEGEncoder.fullChromaQuality).encode(image)) == 0x11)
-        #expect(lumaSampling(standard) == 0x11)
+        #expect(lumaSampling(standard) == 0x22)
         #expect(lumaSampling(high) == 0x11)
         #expect(throws: ImgToolError.self) { _ = try JPEGEncoder(quality: 0).encode(image) }
         #expect(throws: ImgToolError.self) { _ = try JPEGEncoder(quality: 101).encode(image) }

@@ -16,10 +16,12 @@ struct JPEGSplitEncodeTests {
         var quality: Int
         /// 8-bit with translucent pixels (flattened onto the background), or 16-bit.
         var content = Content.opaque
+        /// The chroma subsampling; `nil` chooses by quality.
+        var chroma: JPEGEncoder.ChromaSubsampling?
 
         enum Content: Sendable { case opaque, translucent, sixteenBit }
 
-        var testDescription: String { "\(width)x\(height) q\(quality) \(content)" }
+        var testDescription: String { "\(width)x\(height) q\(quality) \(content) \(chroma?.rawValue ?? "")" }
 
         var image: PixelBuffer {
             let photo = JPEGSplitDecodeTests.photo(width: width, height: height)
@@ -36,13 +38,13 @@ struct JPEGSplitEncodeTests {
         }
     }
 
-    /// 4:4:4 and 4:2:0 above the threshold (the second with partial MCUs at both edges); small
+    /// 4:4:4 and 4:2:0 above the threshold (the second with partial MCUs at both edges), 4:2:2; small
     /// images split by force: a second part one pixel high (9 rows of 4:4:4, 17 of 4:2:0), one
     /// pixel wide, two MCU rows, the extreme qualities; translucent and 16-bit pixels.
     static let layouts: [Layout] = [
-        Layout(width: 1024, height: 1024, quality: 85),
+        Layout(width: 1024, height: 1024, quality: 85, chroma: .full),
         Layout(width: 1100, height: 1003, quality: 70),
-        Layout(width: 33, height: 9, quality: 85),
+        Layout(width: 33, height: 9, quality: 85, chroma: .full),
         Layout(width: 33, height: 17, quality: 70),
         Layout(width: 1, height: 17, quality: 90),
         Layout(width: 17, height: 31, quality: 79),
@@ -50,12 +52,14 @@ struct JPEGSplitEncodeTests {
         Layout(width: 64, height: 48, quality: 1),
         Layout(width: 301, height: 77, quality: 85, content: .translucent),
         Layout(width: 301, height: 77, quality: 60, content: .sixteenBit),
+        Layout(width: 1030, height: 530, quality: 80, chroma: .halfAcross),
+        Layout(width: 33, height: 9, quality: 95, chroma: .halfAcross),
     ]
 
     static func encoder(_ layout: Layout, _ policy: JPEGEncoder.SplitPolicy, processors: Int = availableProcessors)
         -> JPEGEncoder
     {
-        var encoder = JPEGEncoder(quality: layout.quality)
+        var encoder = JPEGEncoder(quality: layout.quality, chroma: layout.chroma)
         encoder.splitPolicy = policy
         encoder.processors = processors
         return encoder
@@ -77,7 +81,7 @@ struct JPEGSplitEncodeTests {
     }
 
     static func mcuRows(_ layout: Layout) -> Int {
-        let size = layout.quality < JPEGEncoder.fullChromaQuality ? 16 : 8
+        let size = JPEGEncoder(quality: layout.quality, chroma: layout.chroma).chromaSubsampling == .half ? 16 : 8
         return (layout.height + size - 1) / size
     }
 
@@ -152,11 +156,16 @@ struct JPEGSplitEncodeTests {
         }
         #expect(JPEGEncoder(quality: 85).splitRow(width: 512, height: 512) == 256)
         #expect(JPEGEncoder(quality: 70).splitRow(width: 1100, height: 1003) == 512)
-        var always = JPEGEncoder(quality: 85)
+        var always = JPEGEncoder(quality: 85, chroma: .full)
         always.splitPolicy = .always
         #expect(always.splitRow(width: 512, height: 8) == nil)  // one MCU row
         #expect(always.splitRow(width: 512, height: 9) == 8)
         #expect(always.splitRow(width: 512, height: 17) == 16)  // three MCU rows: two, then one
+        always.chroma = .half
+        #expect(always.splitRow(width: 512, height: 16) == nil)  // one MCU row of 4:2:0
+        #expect(always.splitRow(width: 512, height: 17) == 16)
+        always.chroma = .halfAcross
+        #expect(always.splitRow(width: 512, height: 9) == 8)  // 4:2:2's MCU rows are 8 high
         #expect(JPEGEncoder(quality: 85, progressive: true).splitRow(width: 2048, height: 2048) == nil)
         var arithmetic = JPEGEncoder(quality: 85)
         arithmetic.arithmeticCoding = true

@@ -16,6 +16,9 @@ public struct ImageWriteOptions: Sendable, Hashable {
     /// default. Given without ``lossless``, WebP, AVIF and JPEG XL write lossy
     /// (``writesLossless(source:)``).
     public var quality: Int?
+    /// JPEG chroma subsampling. `nil` (the default): 4:2:0 below quality 90, 4:4:4 from 90 up
+    /// (see ``JPEGEncoder/fullChromaQuality``).
+    public var chroma: JPEGEncoder.ChromaSubsampling? = nil
     /// Lossless compression (WebP, AVIF, JPEG XL). `nil` (the default): lossy when a ``quality``
     /// is given, else lossless when the source is (``writesLossless(source:)``).
     public var lossless: Bool?

@@ -46,6 +46,9 @@ public struct ImageMerger: Sendable {
         /// Overlays that failed and were left out (only with ``ImageLoader/Options/keepGoing``),
         /// in input order.
         public var skipped: [ImgToolError]
+        /// The inputs' warnings (``ImageInfo/warnings``: a GIF or JPEG cut short, ...), each with
+        /// the input as given, the background's first, then the overlays' in input order.
+        public var warnings: [(input: String, message: String)] = []
     }
 
     /// Loads `background` and `overlays` and composites them.
@@ -69,10 +72,12 @@ public struct ImageMerger: Sendable {
             throw ImgToolError(.invalidArgument, "every overlay failed to load, nothing to merge: \(reasons)")
         }
         let info = base.info
+        let warnings = ([base] + layers).flatMap { loaded in loaded.info.warnings.map { (loaded.name, $0) } }
         if convertsOverlayColors { Self.convertColors(of: &layers, to: info.color.effectiveProfile) }
         let (image, animation) = try await Self.merged(
             background: consume base, overlays: layers, placement: placement, limits: loader.options.limits)
-        return Result(image: image, animation: animation, backgroundInfo: info, skipped: skipped)
+        return Result(
+            image: image, animation: animation, backgroundInfo: info, skipped: skipped, warnings: warnings)
     }
 
     /// Loads everything: two `async let`s for the background and first overlay, the loader's task

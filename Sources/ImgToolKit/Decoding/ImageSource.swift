@@ -25,7 +25,8 @@ public struct ImageSource: FrameSource, RowStreamingSource {
     ///   - limits: sizes refused before allocating.
     ///   - options: orientation and shrink-on-load, for the codecs that have them.
     ///   - registry: the codecs asked. Default ``CodecRegistry/standard``.
-    /// - Throws: ``ImgToolError`` naming `name`: `unsupportedFormat`, `corrupt`, `truncated`, `tooLarge`.
+    /// - Throws: ``ImgToolError`` naming `name`: `unsupportedFormat`, `corrupt`, `truncated`, `tooLarge`;
+    ///   `truncated` or `corrupt` for damage that `options`' ``DecodingOptions/failOn`` refuses.
     public init(
         data: [UInt8], name: String, limits: DecodingLimits = .default, options: DecodingOptions = .default,
         registry: CodecRegistry = .standard
@@ -35,6 +36,7 @@ public struct ImageSource: FrameSource, RowStreamingSource {
         do throws(ImgToolError) {
             let codec = try Self.codec(recognising: Array(data.prefix(CodecRegistry.sniffLength)), registry: registry)
             base = try codec.makeSource(data: data, limits: limits, options: options)
+            try options.failOn.check(base.info)
         } catch {
             throw error.naming(name)
         }
@@ -71,6 +73,7 @@ public struct ImageSource: FrameSource, RowStreamingSource {
             if let codec,
                 let direct = try codec.makeSource(path: path, descriptor: descriptor, limits: limits, options: options)
             {
+                try options.failOn.check(direct.info)
                 self.init(name: name, data: [], base: direct)
             } else {
                 let bytes = try FileBytes.read(descriptor, declaredSize: size, path: path, maxBytes: maxBytes)

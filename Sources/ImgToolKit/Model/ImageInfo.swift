@@ -62,7 +62,8 @@ public struct ImageInfo: Sendable, Hashable {
     /// means N plays.
     public var plays: Int
     /// `false` when the input ended early and only the frames before the cut are listed
-    /// (ImageIO's `kCGImageAnimationIncompleteInput`, -22143, for the rest).
+    /// (ImageIO's `kCGImageAnimationIncompleteInput`, -22143, for the rest); for a JPEG, its
+    /// frame is listed and decodes with the rows not received grey.
     public var isComplete: Bool
     /// Problems that did not stop decoding (a broken APNG animation shown as its default image,
     /// a truncated GIF), one sentence each. The library never prints them.

@@ -102,6 +102,7 @@ struct MergeCommand: BatchableCommand {
     func perform(in context: CommandContext) async throws -> CommandOutcome {
         let target = try writing.output(output ?? "merged.png", in: context)
         let result = try await merge(into: target, in: context)
+        for warning in result.warnings { context.note("warning: \(warning.input): \(warning.message)") }
         for skipped in result.skipped { context.note("error: \(skipped.commandLineDescription) (left out)") }
         var merged = result.source
         if merged.info.isAnimated, let loops = writing.loops {

@@ -25,6 +25,9 @@ struct InputOptions: ParsableArguments {
     @Flag(help: "Keep pixels as stored instead of turning photos upright by their EXIF orientation (JPEG).")
     var noAutoOrient = false
 
+    @Option(help: FailOnArgument.help)
+    var failOn: DecodingOptions.FailOn = .none
+
     func validate() throws {
         guard maxPixels > 0, maxFrames > 0, maxTotalPixels > 0 else {
             throw ValidationError("limits must be positive")
@@ -40,9 +43,9 @@ struct InputOptions: ParsableArguments {
         DecodingLimits(maxPixels: maxPixels, maxFrames: maxFrames, maxTotalPixels: maxTotalPixels)
     }
 
-    /// Orientation (no shrink-on-load: commands that scale ask for it themselves).
+    /// Orientation and `--fail-on` (no shrink-on-load: commands that scale ask for it themselves).
     var decoding: DecodingOptions {
-        DecodingOptions(autoOrient: !noAutoOrient)
+        DecodingOptions(autoOrient: !noAutoOrient, failOn: failOn)
     }
 
     /// The fetcher for http(s) inputs, with the byte limit and the timeout.

@@ -39,6 +39,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Progressive output (JPEG).")
     var progressive = false
 
+    @Option(help: "JPEG chroma subsampling: 444 (full), 422 or 420 (half). (default: 420 below quality 90, else 444)")
+    var chroma: JPEGEncoder.ChromaSubsampling?
+
     @Option(help: "Most colours per palette, 2-256 (GIF).")
     var colors: Int = 256
 
@@ -101,11 +104,13 @@ struct OutputOptions: ParsableArguments {
 
     /// The format options.
     var writeOptions: ImageWriteOptions {
-        ImageWriteOptions(
+        var options = ImageWriteOptions(
             plays: loops, depth: depth.map { $0 == 16 ? .sixteen : .eight }, compressionLevel: level, quality: quality,
             lossless: lossless, progressive: progressive, colors: colors, dither: dither,
             alphaThreshold: alphaThreshold, background: background, profile: profileChoice,
             metadata: keepGps ? .keepWithGPS : keepMetadata ? .keep : .none)
+        options.chroma = chroma
+        return options
     }
 
     /// `--profile` and `--strip` as the library takes them.
@@ -164,6 +169,7 @@ extension OutputOptions {
 }
 
 extension ImageWriteOptions.Dither: ExpressibleByArgument {}
+extension JPEGEncoder.ChromaSubsampling: ExpressibleByArgument {}
 
 extension RGBAColor: ExpressibleByArgument {
     /// Parses `#rgb`, `#rrggbb`, `#rrggbbaa` or a colour name.

@@ -9,13 +9,16 @@ extension ImageFormat {
 /// RGB, CMYK and YCCK (Adobe's inverted CMYK); restart markers. The EXIF orientation is applied
 /// unless ``DecodingOptions/autoOrient`` is off, and ``DecodingOptions/minimumSize`` lets libjpeg
 /// decode at 1/2, 1/4 or 1/8 of the size. ICC profiles are reported
-/// (``ColorMetadata/hasICCProfile``), not applied. Data that ends early is a `truncated` error;
-/// bytes after the end-of-image marker are ignored; corrupt data that libjpeg works around
+/// (``ColorMetadata/hasICCProfile``), not applied. Data that ends early decodes as browsers and
+/// libjpeg show it, the rows (or progressive scans) that arrived and the rest grey, with
+/// ``ImageInfo/isComplete`` `false` and a warning in ``ImageInfo/warnings``; data that ends
+/// before the first scan is a `truncated` error. Bytes after the end-of-image marker are ignored; corrupt data that libjpeg works around
 /// decodes, with its warnings in ``ImageInfo/warnings`` (markers) or ``ImageMetadata/warnings``
 /// (scan data).
 ///
 /// Writing: the first frame only, flattened onto ``ImageWriteOptions/background`` (white when
 /// `nil`). Options read: ``ImageWriteOptions/quality`` (default ``JPEGEncoder/defaultQuality``),
+/// ``ImageWriteOptions/chroma`` (default 4:2:0 below quality 90, 4:4:4 from 90 up),
 /// ``ImageWriteOptions/progressive``, ``ImageWriteOptions/background``.
 public struct JPEGCodec: ImageCodec {
     /// Creates the codec.
@@ -52,7 +55,8 @@ public struct JPEGCodec: ImageCodec {
     ) async throws(ImgToolError) {
         // A JPEG XL recompressed from a JPEG gives that JPEG back, byte for byte (its metadata
         // edited as the options say), unless the pixels, colours or quality are to change.
-        if case .keep = options.profile, options.quality == nil, options.background == nil, !options.progressive,
+        if case .keep = options.profile, options.quality == nil, options.chroma == nil, options.background == nil,
+            !options.progressive,
             let stored = source as? any JPEGBitstreamSource, stored.info.format != .jpeg,
             let rebuilt = try stored.jpegBitstream(),
             let jpeg = JPEGMetadataEditor(choice: options.metadata).edited(rebuilt)
@@ -67,7 +71,8 @@ public struct JPEGCodec: ImageCodec {
             throw ImgToolError(.corrupt, "the image has no frame to write")
         }
         let encoder = JPEGEncoder(
-            quality: options.quality, progressive: options.progressive, background: options.background ?? .white
+            quality: options.quality, progressive: options.progressive, background: options.background ?? .white,
+            chroma: options.chroma
         ).describing(color)
         try encoder.write(frame.image, into: &sink)
         progress?(1)

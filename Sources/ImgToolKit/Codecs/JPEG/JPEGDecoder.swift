@@ -34,6 +34,9 @@ struct JPEGHeader: Sendable, Hashable {
     var exif: [UInt8]?
     /// The first APP1 XMP packet, within the limit.
     var xmp: [UInt8]?
+    /// Whether the data ends before the end-of-image marker (see ``JPEGDataEnd``): libjpeg decodes
+    /// what arrived, and leaves the rest grey.
+    var isTruncated = false
     /// Warnings libjpeg gave while reading the markers (junk between them, say).
     var warnings: [String]
 }
@@ -84,16 +87,21 @@ struct JPEGDecoder: Sendable {
     /// When a large image is decoded in two parts. Default ``SplitPolicy/whenIdle``.
     var splitPolicy = SplitPolicy.whenIdle
 
+    /// libjpeg's warning when the data ends early (`JWRN_JPEG_EOF`).
+    static let prematureEnd = "Premature end of JPEG file"
+
     /// Most scans a progressive image may have; real encoders write about ten.
     static let maxScans = 1000
 
     /// Reads the markers up to the first scan, decoding no pixels.
     /// - Throws: ``ImgToolError`` `corrupt`, `truncated`, `tooLarge` or `unsupportedFormat`.
     func header(of data: [UInt8]) throws(ImgToolError) -> JPEGHeader {
-        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
-            let reader = try JPEGReader(bytes: bytes, limits: limits)
+        let end = JPEGDataEnd(of: data)
+        return try data.withUnsafeBufferPointer { whole throws(ImgToolError) in
+            let reader = try JPEGReader(
+                bytes: UnsafeBufferPointer(rebasing: whole[..<end.usableLength]), limits: limits)
             defer { reader.close() }
-            return try reader.readHeader()
+            return try reader.readHeader(end: end)
         }
     }
 
@@ -103,16 +111,19 @@ struct JPEGDecoder: Sendable {
     ///   - scaleDenominator: 1, 2, 4 or 8: decode at that fraction of the stored size (libjpeg's
     ///     DCT scaling, much cheaper than scaling afterwards).
     ///   - orientation: how to turn the image while its rows are stored.
-    /// - Returns: the displayed image, and the warnings libjpeg gave (corrupt data it worked around).
-    /// - Throws: ``ImgToolError`` `corrupt`, `truncated` (the data ends early: "Premature end of
-    ///   JPEG file"), `tooLarge`, `unsupportedFormat` or `cancelled`, naming no input.
+    /// - Returns: the displayed image, and the warnings libjpeg gave (corrupt data it worked around;
+    ///   "Premature end of JPEG file" for data cut short, whose rows not received are grey).
+    /// - Throws: ``ImgToolError`` `corrupt`, `truncated` (the data ends before the first scan, or
+    ///   libjpeg fails after the cut), `tooLarge`, `unsupportedFormat` or `cancelled`, naming no input.
     func decode(_ data: [UInt8], scaleDenominator: Int = 1, orientation: ImageOrientation = .up)
         throws(ImgToolError) -> (image: PixelBuffer, warnings: [String])
     {
-        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) in
+        let end = JPEGDataEnd(of: data)
+        return try data.withUnsafeBufferPointer { whole throws(ImgToolError) in
+            let bytes = UnsafeBufferPointer(rebasing: whole[..<end.usableLength])
             let reader = try JPEGReader(bytes: bytes, limits: limits)
             defer { reader.close() }
-            let header = try reader.readHeader()
+            let header = try reader.readHeader(end: end)
             // The stored size bounds what libjpeg allocates (a progressive image's coefficients
             // are stored size), so it is what the limit is checked on, before anything is.
             try limits.checkPixels(width: header.width, height: header.height)
@@ -201,11 +212,13 @@ struct JPEGDecoder: Sendable {
     func stream(_ data: [UInt8], scaleDenominator: Int, to consumer: some RowBandConsumer) throws(ImgToolError)
         -> ImageMetadata?
     {
-        try data.withUnsafeBufferPointer { bytes throws(ImgToolError) -> ImageMetadata? in
+        let end = JPEGDataEnd(of: data)
+        return try data.withUnsafeBufferPointer { whole throws(ImgToolError) -> ImageMetadata? in
             do throws(ImgToolError) {
+                let bytes = UnsafeBufferPointer(rebasing: whole[..<end.usableLength])
                 let reader = try JPEGReader(bytes: bytes, limits: limits)
                 defer { reader.close() }
-                let header = try reader.readHeader()
+                let header = try reader.readHeader(end: end)
                 try limits.checkPixels(width: header.width, height: header.height)
                 guard header.warnings.isEmpty else { return nil }
                 let second = SecondThread(splitPolicy)
@@ -530,8 +543,9 @@ private final class JPEGReader {
         return text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
     }
 
-    /// `imgtool_jpeg_reader_read_header`, and the EXIF orientation.
-    func readHeader() throws(ImgToolError) -> JPEGHeader {
+    /// `imgtool_jpeg_reader_read_header`, and the EXIF orientation; a cut `end` is the first
+    /// warning.
+    func readHeader(end: JPEGDataEnd? = nil) throws(ImgToolError) -> JPEGHeader {
         try check(imgtool_jpeg_reader_read_header(handle, &cHeader), phase: "reading the markers")
         var length = 0
         let exif = imgtool_jpeg_reader_exif(handle, &length)
@@ -554,7 +568,7 @@ private final class JPEGReader {
             hasJFIF: cHeader.has_jfif != 0, isProgressive: cHeader.progressive != 0,
             isArithmetic: cHeader.arithmetic != 0, restartInterval: Int(cHeader.restart_interval),
             hasEXIF: cHeader.has_exif != 0, hasICCProfile: cHeader.has_icc != 0, exifOrientation: orientation,
-            warnings: warnings)
+            isTruncated: end?.truncation != nil, warnings: (end?.truncation).map { [$0] + warnings } ?? warnings)
         readMetadata(into: &header, exif: exif.map { UnsafeBufferPointer(start: $0, count: length) })
         if header.convertsCMYKThroughProfile, let profile = header.profile {
             do {
@@ -801,10 +815,13 @@ private final class JPEGReader {
     private func check(_ status: imgtool_jpeg_status, phase: String) throws(ImgToolError) {
         guard status != IMGTOOL_JPEG_OK else { return }
         let cause = String(cString: imgtool_jpeg_reader_message(handle))
+        // The data ended and libjpeg carried on (its own EOI inserted, the rows not received
+        // left grey, "Premature end of JPEG file" among the warnings): not a failure.
+        if status == IMGTOOL_JPEG_TRUNCATED, cause.isEmpty { return }
         switch status {
         case IMGTOOL_JPEG_TRUNCATED:
             // libjpeg's warning says why; an error that followed from the cut is kept after it.
-            let premature = "Premature end of JPEG file"
+            let premature = JPEGDecoder.prematureEnd
             throw ImgToolError(
                 .truncated, "truncated JPEG: the data ends while \(phase)",
                 cause: cause.isEmpty || cause == premature ? premature : "\(premature); then: \(cause)")

@@ -19,23 +19,37 @@ internal import CLibJPEG
 public struct JPEGEncoder: Sendable {
     /// The quality used when none is given: 85.
     ///
-    /// libjpeg, Pillow and libvips default to 75; ImageMagick reuses the input's quality (else 92).
-    /// imgtool's typical JPEG is a photo with a logo or text merged onto it, and at 75 the sharp
-    /// edges of that overlay ring and smear. Measured on a 1800x1200 photo with a 1024x512 logo
-    /// (butteraugli distance from the exact merge, lower is better; `scripts/bench jpeg` does the
-    /// same at 4096x4096): quality 75 with 4:2:0 chroma gives 330 KB at 6.3; 85 with 4:4:4 (see
-    /// ``fullChromaQuality``) 489 KB at 2.8; 90 with 4:4:4 539 KB at 1.9. 85 is where the overlay
-    /// stops showing damage at a normal viewing size, for about 1.5 times the bytes of 75.
+    /// libjpeg, Pillow and libvips default to 75, sharp to 80; ImageMagick reuses the input's
+    /// quality (else 92). imgtool's typical JPEG is a photo with a logo or text merged onto it,
+    /// and at 75 the sharp edges of that overlay ring and smear. Measured on a 1800x1200 photo
+    /// with a 1024x512 logo (butteraugli distance from the exact merge, lower is better;
+    /// `scripts/bench jpeg` does the same at 4096x4096): quality 75 with 4:2:0 chroma gives 330
+    /// KB at 6.3; 85 with 4:4:4 489 KB at 2.8; 90 with 4:4:4 539 KB at 1.9. 85 is where the
+    /// overlay's luma stops showing damage at a normal viewing size.
     public static let defaultQuality = 85
 
-    /// From this quality up, chroma is stored at full resolution (4:4:4); below it, at half
-    /// resolution both ways (4:2:0).
+    /// From this quality up, chroma is stored at full resolution (4:4:4) unless ``chroma`` says
+    /// otherwise; below it, at half resolution both ways (4:2:0), as libvips, Pillow, sharp and
+    /// ImageMagick do below 90.
     ///
-    /// Halved chroma is what smears a coloured logo's edges: on the photo above, quality 80 with
-    /// 4:4:4 (421 KB, distance 3.4) beats quality 85 with 4:2:0 (425 KB, distance 4.9) at the same
-    /// size. Below 80 the file size is what the caller asked to save, and 4:2:0 saves a quarter
-    /// to a third of it.
-    public static let fullChromaQuality = 80
+    /// Halved chroma takes 12-33 % off a photo's file at quality 85 (`scripts/bench
+    /// jpeg-defaults`: 451 against 398 KiB for a 1800x1200 landscape, 440 against 296 for a
+    /// 2048x1536 photo-like picture); what it costs is colour edges: a saturated logo's edges
+    /// smear (quality 80 with 4:4:4, 421 KB at butteraugli distance 3.4, against 85 with 4:2:0,
+    /// 425 KB at 4.9, on the photo with a logo above), and a photo with fine colour detail
+    /// loses it (distance 1.2 at 4:4:4, 5.6 at 4:2:0, for the 1032x1017 photo of the tests'
+    /// fixtures, stored 4:2:2). `chroma` (`--chroma 444`) keeps full chroma at any quality.
+    public static let fullChromaQuality = 90
+
+    /// How much of the chroma (Cb and Cr) resolution a JPEG keeps, against the luma's.
+    public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable, Codable {
+        /// 4:4:4: full resolution (luma sampling factors 1x1).
+        case full = "444"
+        /// 4:2:2: half across, full down (luma 2x1).
+        case halfAcross = "422"
+        /// 4:2:0: half both ways (luma 2x2); a quarter of the chroma samples.
+        case half = "420"
+    }
 
     /// Quality 1-100, as libjpeg's `jpeg_set_quality` scales its standard tables.
     public var quality: Int
@@ -48,6 +62,9 @@ public struct JPEGEncoder: Sendable {
     var arithmeticCoding = false
     /// A restart marker every this many MCUs, 0 for none; for tests of the decoder.
     var restartInterval = 0
+    /// The chroma subsampling; `nil` (the default) chooses by ``quality``: 4:2:0 below
+    /// ``fullChromaQuality``, 4:4:4 from it up.
+    public var chroma: ChromaSubsampling?
     /// Marker segments (APP1 EXIF and XMP, APP2 ICC) written after SOI and JFIF; see
     /// ``describing(_:)``.
     var segments: [UInt8] = []
@@ -57,14 +74,26 @@ public struct JPEGEncoder: Sendable {
     ///   - quality: 1-100; `nil` (the default) is ``defaultQuality``.
     ///   - progressive: progressive output. Default `false`.
     ///   - background: what alpha is flattened onto. Default white.
-    public init(quality: Int? = nil, progressive: Bool = false, background: RGBAColor = .white) {
+    ///   - chroma: the chroma subsampling; `nil` (the default) chooses by quality (see
+    ///     ``fullChromaQuality``).
+    public init(
+        quality: Int? = nil, progressive: Bool = false, background: RGBAColor = .white,
+        chroma: ChromaSubsampling? = nil
+    ) {
         self.quality = quality ?? Self.defaultQuality
         self.progressive = progressive
         self.background = background
+        self.chroma = chroma
     }
 
-    /// Whether chroma is subsampled 4:2:0 at ``quality`` (else 4:4:4).
-    public var subsamplesChroma: Bool { quality < Self.fullChromaQuality }
+    /// The chroma subsampling written: ``chroma`` when set, else 4:2:0 below
+    /// ``fullChromaQuality`` and 4:4:4 from it up.
+    public var chromaSubsampling: ChromaSubsampling {
+        chroma ?? (quality < Self.fullChromaQuality ? .half : .full)
+    }
+
+    /// Whether chroma is subsampled at all (4:2:0 or 4:2:2; else 4:4:4).
+    public var subsamplesChroma: Bool { chromaSubsampling != .full }
 
     /// Encodes `image` into memory.
     /// - Throws: ``ImgToolError`` `invalidArgument` for an empty or oversized image or a quality
@@ -113,7 +142,7 @@ public struct JPEGEncoder: Sendable {
         guard !progressive, !arithmeticCoding, restartInterval == 0, splitPolicy != .never,
             splitPolicy == .always || width * height >= Self.splitThreshold
         else { return nil }
-        let mcuHeight = subsamplesChroma ? 16 : 8
+        let mcuHeight = chromaSubsampling == .half ? 16 : 8
         let mcuRows = (height + mcuHeight - 1) / mcuHeight
         guard mcuRows >= 2 else { return nil }
         return (mcuRows + 1) / 2 * mcuHeight
@@ -137,7 +166,12 @@ public struct JPEGEncoder: Sendable {
         params.quality = Int32(quality)
         params.progressive = progressive ? 1 : 0
         params.optimize = 1
-        params.subsample = subsamplesChroma ? 1 : 0
+        params.subsample =
+            switch chromaSubsampling {
+            case .full: 0
+            case .half: 1
+            case .halfAcross: 2
+            }
         params.arithmetic = arithmeticCoding ? 1 : 0
         params.restart_interval = UInt32(clamping: restartInterval)
         if let split = splitRow(width: image.width, height: image.height) {

@@ -3,7 +3,8 @@
 /// Making the source reads the markers (size, colour space, EXIF orientation) and checks the
 /// stored size against the limits; the frame is decoded turned upright when
 /// ``DecodingOptions/autoOrient`` is on, and at 1/2, 1/4 or 1/8 of the stored size when
-/// ``DecodingOptions/minimumSize`` allows.
+/// ``DecodingOptions/minimumSize`` allows. Data cut short decodes as libjpeg decodes it (the rows
+/// or scans that arrived, the rest grey), with ``ImageInfo/isComplete`` `false` and a warning.
 struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
     let data: [UInt8]
     let limits: DecodingLimits
@@ -11,6 +12,8 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
     let orientation: ImageOrientation
     let scaleDenominator: Int
     let info: ImageInfo
+    /// Which of libjpeg's warnings while decoding make the decode fail.
+    let failOn: DecodingOptions.FailOn
     /// A JPEG has no alpha: every frame is opaque.
     var isOpaque: Bool { true }
 
@@ -39,7 +42,7 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: shown.width, height: shown.height),
                     disposal: .none, blend: .source)
             ],
-            warnings: header.warnings)
+            isComplete: !header.isTruncated, warnings: header.warnings)
         info.storedSize = stored
         info.exifOrientation = header.exifOrientation
         info.appliedOrientation = orientation
@@ -52,6 +55,7 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
         self.orientation = orientation
         self.scaleDenominator = denominator
         self.info = info
+        self.failOn = options.failOn
     }
 
     /// The largest DCT scaling (8, 4, 2, else 1) whose output is at least `minimum` (a displayed
@@ -75,8 +79,9 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
 
     /// Decodes the frame once, at 8 bits (or widened to 16 when asked).
     func decode(depth: SampleDepth?) throws(ImgToolError) -> PixelBuffer {
-        let (image, _) = try JPEGDecoder(limits: limits).decode(
+        let (image, warnings) = try JPEGDecoder(limits: limits).decode(
             data, scaleDenominator: scaleDenominator, orientation: orientation)
+        try failOn.check(decodeWarnings: warnings) { $0 == JPEGDecoder.prematureEnd }
         guard image.width == info.width, image.height == info.height else {
             throw ImgToolError(
                 .corrupt,
@@ -98,6 +103,7 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
 }
 
 extension JPEGSource {
-    /// The file as it was read.
-    func jpegBitstream() throws(ImgToolError) -> [UInt8]? { data }
+    /// The file as it was read; `nil` for a file cut short, whose pixels (the rows that arrived,
+    /// the rest grey) are written instead: libjxl cannot recompress a JPEG that ends early.
+    func jpegBitstream() throws(ImgToolError) -> [UInt8]? { header.isTruncated ? nil : data }
 }
