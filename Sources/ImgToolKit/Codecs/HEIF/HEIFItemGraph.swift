@@ -22,6 +22,18 @@ struct HEIFItemGraph {
     private(set) var transforms: [UInt32: [ImageOrientation]] = [:]
     /// Each item's coded size (its `ispe`).
     private(set) var codedSizes: [UInt32: PixelSize] = [:]
+    /// The canvas each derived image (`grid`, `iovl`) declares in its descriptor, the item's
+    /// data, which libheif allocates before it decodes a tile; `nil` size when the descriptor
+    /// cannot be read.
+    private(set) var derivedCanvases: [UInt32: DerivedCanvas] = [:]
+
+    /// A `grid`'s or `iovl`'s descriptor: the canvas it assembles, and for a grid its tiles.
+    struct DerivedCanvas: Hashable {
+        var type: String
+        var size: PixelSize?
+        /// A grid's rows x columns; `nil` for an overlay.
+        var tiles: Int?
+    }
 
     /// The graph of `data`'s top-level `meta` box; empty when there is none to read.
     init(_ data: [UInt8]) {
@@ -53,6 +65,133 @@ struct HEIFItemGraph {
         }
         if let iprp = children.first(where: { $0.type == "iprp" }) {
             readTransforms(file, iprp)
+        }
+        if let iloc = children.first(where: { $0.type == "iloc" }) {
+            readDescriptors(file, iloc, idat: children.first(where: { $0.type == "idat" }))
+        }
+    }
+
+    /// Reads the descriptor of every `grid` and `iovl` item where `iloc` says its data lies (in
+    /// the file, or in `idat`), its first extent only (descriptors are a few bytes).
+    private mutating func readDescriptors(_ file: ISOBMFF, _ iloc: ISOBMFF.Box, idat: ISOBMFF.Box?) {
+        let derived = Set(types.filter { $0.value == "grid" || $0.value == "iovl" }.keys)
+        guard !derived.isEmpty, let version = file.integer(at: iloc.body.lowerBound, bytes: 1), version <= 2,
+            let sizes = file.integer(at: iloc.body.lowerBound + 4, bytes: 2)
+        else { return }
+        let offsetSize = Int(sizes >> 12), lengthSize = Int(sizes >> 8 & 15), baseSize = Int(sizes >> 4 & 15)
+        let indexSize = version >= 1 ? Int(sizes & 15) : 0
+        guard [offsetSize, lengthSize, baseSize, indexSize].allSatisfy({ [0, 4, 8].contains($0) }) else { return }
+        let idBytes = version == 2 ? 4 : 2
+        var at = iloc.body.lowerBound + 6
+        guard let count = file.integer(at: at, bytes: idBytes) else { return }
+        at += idBytes
+        /// Reads `bytes` bytes (0 reads as 0) and moves past them.
+        func field(_ bytes: Int) -> UInt64? {
+            guard bytes > 0 else { return 0 }
+            defer { at += bytes }
+            return at + bytes <= iloc.body.upperBound ? file.integer(at: at, bytes: bytes) : nil
+        }
+        for _ in 0..<min(count, UInt64(iloc.body.count)) {
+            guard let id = field(idBytes) else { return }
+            var method: UInt64 = 0
+            if version >= 1 {
+                guard let value = field(2) else { return }
+                method = value & 15
+            }
+            guard field(2) != nil, let base = field(baseSize), let extents = field(2) else { return }
+            var first: (offset: UInt64, length: UInt64)?
+            for _ in 0..<min(extents, UInt64(iloc.body.count)) {
+                guard field(indexSize) != nil, let offset = field(offsetSize), let length = field(lengthSize) else {
+                    return
+                }
+                if first == nil { first = (offset, length) }
+            }
+            let item = UInt32(truncatingIfNeeded: id)
+            guard derived.contains(item), let type = types[item], let first else { continue }
+            let start: UInt64
+            switch method {
+            case 0: start = base &+ first.offset
+            case 1:
+                guard let idat else { continue }
+                start = UInt64(idat.body.lowerBound) &+ base &+ first.offset
+            default: continue
+            }
+            guard start < UInt64(file.data.count) else {
+                derivedCanvases[item] = DerivedCanvas(type: type, size: nil, tiles: nil)
+                continue
+            }
+            derivedCanvases[item] = Self.descriptor(file, at: Int(start), type: type)
+        }
+    }
+
+    /// A grid's (`ImageGrid`) or overlay's (`ImageOverlay`) descriptor at `at`: version, flags
+    /// (bit 0: 32-bit sizes), then the grid's rows and columns less one, or the overlay's
+    /// four 16-bit fill values; then the output width and height.
+    private static func descriptor(_ file: ISOBMFF, at: Int, type: String) -> DerivedCanvas {
+        guard let flags = file.integer(at: at + 1, bytes: 1) else { return DerivedCanvas(type: type) }
+        let sizeBytes = flags & 1 == 1 ? 4 : 2
+        var tiles: Int?
+        var sizeAt = at + 2
+        if type == "grid" {
+            guard let rows = file.integer(at: at + 2, bytes: 1), let columns = file.integer(at: at + 3, bytes: 1) else {
+                return DerivedCanvas(type: type)
+            }
+            tiles = Int(rows + 1) * Int(columns + 1)
+            sizeAt = at + 4
+        } else {
+            sizeAt = at + 2 + 8
+        }
+        guard let width = file.integer(at: sizeAt, bytes: sizeBytes),
+            let height = file.integer(at: sizeAt + sizeBytes, bytes: sizeBytes)
+        else { return DerivedCanvas(type: type, size: nil, tiles: tiles) }
+        return DerivedCanvas(type: type, size: PixelSize(width: Int(width), height: Int(height)), tiles: tiles)
+    }
+
+    /// Throws when a derived image would make libheif allocate past `limits` before decoding
+    /// anything, or says another size than its `ispe`: a 480-byte overlay of 23200x23200 whose
+    /// `ispe` says 64x64 made libheif 1.15 take 3.6 GB and crash in its RGBA conversion. Checked
+    /// for every grid and overlay of the file: the canvas against `maxPixels`, a grid's tiles
+    /// against its references, the inputs of one image against 4096, and every tile's pixels in
+    /// all against `maxTotalPixels`.
+    /// - Throws: ``ImgToolError`` `tooLarge` or `corrupt`.
+    func checkDerivedImages(against limits: DecodingLimits) throws(ImgToolError) {
+        for (item, canvas) in derivedCanvases.sorted(by: { $0.key < $1.key }) {
+            let name = canvas.type == "grid" ? "HEIF grid" : "HEIF overlay"
+            guard let size = canvas.size else {
+                throw ImgToolError(
+                    .corrupt, "corrupt HEIF: the descriptor of item \(item) (\(canvas.type)) cannot be read")
+            }
+            try limits.checkPixels(width: size.width, height: size.height, what: "\(name) (item \(item))")
+            if let coded = codedSizes[item], coded != size {
+                throw ImgToolError(
+                    .corrupt,
+                    "corrupt HEIF: item \(item) (\(canvas.type)) assembles \(size.width)x\(size.height) where its ispe says \(coded.width)x\(coded.height)"
+                )
+            }
+            let references = inputs[item] ?? []
+            if references.count > 4096 {
+                throw ImgToolError(
+                    .tooLarge, "\(name) (item \(item)) takes \(references.count) images, over the limit of 4096",
+                    limit: .frames)
+            }
+            if let tiles = canvas.tiles, tiles != references.count {
+                throw ImgToolError(
+                    .corrupt,
+                    "corrupt HEIF: item \(item) (grid) has \(tiles) cells but \(references.count) tiles")
+            }
+            var total = 0
+            for input in references {
+                guard let tile = codedSizes[input] else { continue }
+                let (pixels, overflow) = tile.width.multipliedReportingOverflow(by: tile.height)
+                let (sum, overflow2) = total.addingReportingOverflow(pixels)
+                total = sum
+                if overflow || overflow2 || total > limits.maxTotalPixels {
+                    throw ImgToolError(
+                        .tooLarge,
+                        "\(name) (item \(item)) decodes \(references.count) images of over \(limits.maxTotalPixels) pixels in all",
+                        limit: .totalPixels)
+                }
+            }
         }
     }
 

@@ -17,6 +17,7 @@ struct HEIFSource: FrameSource {
         if let problem = graph.problem {
             throw ImgToolError(.corrupt, "corrupt HEIF: \(problem) (a grid's tiles must be coded images)")
         }
+        try graph.checkDerivedImages(against: limits)
         let file = try HEIFFile(data: data)
         let (width, height, bits, hasAlpha) = file.imageInfo
         try limits.checkPixels(width: width, height: height, what: "HEIF image")
