@@ -21,7 +21,7 @@ public struct AnimationOptions: Sendable, Hashable {
     public var delayPolicy: DelayPolicy
     /// What happens to frames that are ready too late. Default ``LatePolicy/drop``.
     public var latePolicy: LatePolicy
-    /// Playback speed: every delay is divided by it. Default 1; must be positive and finite.
+    /// Playback speed: every delay is divided by it. Default 1; from 0.001 to 1000.
     public var speed: Double
     /// Sample depth of delivered frames. Default ``SampleDepth/eight``.
     public var depth: SampleDepth
@@ -44,12 +44,13 @@ public struct AnimationOptions: Sendable, Hashable {
         self.limits = limits
     }
 
-    /// Checks the options that need no image: ``speed`` positive and finite, ``delayTime`` and
+    /// Checks the options that need no image: ``speed`` from 0.001 to 1000 (a factor that makes
+    /// every delay a number of milliseconds a `Duration` still converts), ``delayTime`` and
     /// ``plays`` not negative, ``startIndex`` not negative.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option.
     public func validate() throws(ImgToolError) {
-        guard speed.isFinite, speed > 0 else {
-            throw ImgToolError(.invalidArgument, "speed must be a positive number, not \(speed)")
+        guard speed.isFinite, speed >= 0.001, speed <= 1000 else {
+            throw ImgToolError(.invalidArgument, "speed must be from 0.001 to 1000, not \(speed)")
         }
         if let delayTime, delayTime < .zero {
             throw ImgToolError(.invalidArgument, "delay time must not be negative, not \(delayTime)")

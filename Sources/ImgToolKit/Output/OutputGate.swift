@@ -31,8 +31,8 @@ public final class OutputGate: Sendable {
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// Closes the gate: every later ``commit(_:_:)`` fails, and every file registered now is
-    /// removed. Safe to call more than once.
+    /// Closes the gate: every later commit fails, and every file registered now is removed.
+    /// Safe to call more than once.
     /// - Returns: the paths removed.
     @discardableResult
     public func close() -> [String] {

@@ -39,7 +39,7 @@ struct AnimateCommand: AsyncParsableCommand {
     @Option(help: "A delay in seconds for every frame, replacing the file's (no delay policy applies).")
     var delay: Double?
 
-    @Option(help: "Playback speed: 2 plays twice as fast.")
+    @Option(help: "Playback speed, 0.001 to 1000: 2 plays twice as fast.")
     var speed: Double = 1
 
     @Option(name: .customLong("delay-policy"), help: "How short delays are clamped: browser, imageio, raw, min=MS.")
@@ -74,8 +74,8 @@ struct AnimateCommand: AsyncParsableCommand {
         if let delay, !(delay.isFinite && delay >= 0 && delay <= 86_400) {
             throw ValidationError("--delay must be 0 to 86400 seconds, not \(delay)")
         }
-        guard speed.isFinite, speed > 0 else {
-            throw ValidationError("--speed must be a positive number, not \(speed)")
+        guard speed.isFinite, speed >= 0.001, speed <= 1000 else {
+            throw ValidationError("--speed \(speed): expected a factor from 0.001 to 1000 (2 plays twice as fast)")
         }
         if let width, width <= 0 { throw ValidationError("--width must be positive") }
         if let height, height <= 0 { throw ValidationError("--height must be positive") }
