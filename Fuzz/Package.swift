@@ -1,9 +1,12 @@
 // swift-tools-version: 6.2
-// libFuzzer targets for imgtool's decoders. Kept out of the main package so that `swift test`
+// libFuzzer targets for imgtool's decoders and parsers. Kept out of the main package so that `swift test`
 // never builds them. Build and run one with `scripts/fuzz NAME SECONDS`.
 import PackageDescription
 
-let fuzzTargets = ["FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF", "FuzzMerge"]
+let fuzzTargets = [
+    "FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF", "FuzzMerge",
+    "FuzzOperationWords", "FuzzBatchJobs",
+]
 
 let package = Package(
     name: "imgtool-fuzz",

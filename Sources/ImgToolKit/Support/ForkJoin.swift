@@ -98,11 +98,13 @@ private final class ForkWorker: @unchecked Sendable {
     private static let idle = Locked<[ForkWorker]>([])
 
     private let ready = ConditionLock()
-    /// The next job; read and written with `ready` held.
-    private var job: (@Sendable () -> Void)?
+    /// The next job, which returns the delivery of its result; read and written with `ready` held.
+    private var job: (@Sendable () -> @Sendable () -> Void)?
 
     /// Runs `work` on an idle worker, then hands its result to `deliver` on that thread: after
-    /// the worker is idle again, so that a caller woken by `deliver` finds it there.
+    /// the worker is idle again, so that a caller woken by `deliver` finds it there, and after
+    /// `work` and everything it captured are released, so that nothing the side held outlives
+    /// the join (a frame captured by a resize).
     static func run<Value: Sendable>(
         _ work: @escaping @Sendable () -> Value, then deliver: @escaping @Sendable (Value) -> Void
     ) {
@@ -110,8 +112,10 @@ private final class ForkWorker: @unchecked Sendable {
         worker.ready.lock()
         worker.job = {
             let value = work()
-            idle.withLock { $0.append(worker) }
-            deliver(value)
+            return {
+                idle.withLock { $0.append(worker) }
+                deliver(value)
+            }
         }
         worker.ready.broadcast()
         worker.ready.unlock()
@@ -129,10 +133,12 @@ private final class ForkWorker: @unchecked Sendable {
         while true {
             ready.lock()
             while job == nil { ready.wait() }
-            let work = job
+            var work = job
             job = nil
             ready.unlock()
-            work?()
+            let delivery = work?()
+            work = nil  // the side's captures go before the joiner is woken
+            delivery?()
         }
     }
 }

@@ -141,7 +141,8 @@ struct BatchCommand: AsyncParsableCommand {
 }
 
 extension Shard: ExpressibleByArgument {
-    init?(argument: String) {
+    /// `--shard I/N` (``BatchShard/init(parsing:)``).
+    public init?(argument: String) {
         self.init(parsing: argument)
     }
 }
