@@ -90,6 +90,13 @@ struct OperationsCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
+    @Test("animate --speed out of 0.001...1000 is a usage error, not a trap", arguments: ["1e-20", "1e-4", "2000"])
+    func animateSpeedBounded(speed: String) throws {
+        let run = try CLIRunner.run(["animate", Self.samples + "/spinner.gif", "--dry-run", "--speed", speed])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("--speed"), "\(run.stderr)")
+    }
+
     @Test("A batch job with operations writes what the command writes")
     func batch() throws {
         let folder = try makeTemporaryFolder("ops-cli")
