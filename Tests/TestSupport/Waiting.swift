@@ -30,3 +30,28 @@ public func blockUntil(
         Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18)
     }
 }
+
+/// Reads the FIFO at `path` to its end on a thread of its own (not a task: the cooperative pool
+/// may have every thread blocked in the writer's `open`, which waits for this reader), and
+/// returns what it read once ``wait()`` is called.
+public final class FIFOReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var bytes: [UInt8] = []
+
+    /// Starts reading the FIFO at `path` (the thread blocks in `open` until a writer opens it).
+    public init(_ path: String) {
+        Thread.detachNewThread { [self] in
+            if let handle = FileHandle(forReadingAtPath: path) {
+                bytes = [UInt8](handle.readDataToEndOfFile())
+                try? handle.close()
+            }
+            done.signal()
+        }
+    }
+
+    /// What the reader read, once the writer has closed the FIFO.
+    public func wait() -> [UInt8] {
+        done.wait()
+        return bytes
+    }
+}

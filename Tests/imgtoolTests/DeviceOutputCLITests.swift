@@ -46,19 +46,15 @@ struct DeviceOutputCLITests {
     }
 
     @Test("a FIFO receives the image in place, without --force")
-    func fifoReceivesTheImage() async throws {
+    func fifoReceivesTheImage() throws {
         let folder = try makeTemporaryFolder("fifo-out")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let fifo = folder + "/pipe.png"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = Task.detached { () -> Data in
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: fifo))
-            defer { try? handle.close() }
-            return try handle.readToEnd() ?? Data()
-        }
+        let reader = FIFOReader(fifo)
         let run = try CLIRunner.run(["convert", ConvertCLITests.spinner, fifo])
         #expect(run.status == 0, "\(run.stderr)")
-        let bytes = try await reader.value
+        let bytes = reader.wait()
         #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(Self.kind(fifo).type == S_IFIFO)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["pipe.png"])
