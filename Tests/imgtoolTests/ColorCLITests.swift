@@ -78,7 +78,9 @@ struct ColorCLITests {
         let json = try CLIRunner.run(["info", "plain.jxl", "all.jxl", "--json"], in: folder)
         #expect(json.status == 0, "\(json.stderr)")
         #expect(json.lines[0].contains(#""gps":false"#) && json.lines[1].contains(#""gps":true"#), "\(json.stdout)")
-        #expect(json.lines[1].contains(#""exif":true"#) && json.lines[1].contains(#""orientation":6"#))
+        // The EXIF summary of the file's Exif box: an object, with the GPS position in it.
+        #expect(json.lines[1].contains(#""exif":{"#) && json.lines[1].contains(#""orientation":6"#), "\(json.stdout)")
+        #expect(json.lines[1].contains(#""gps_latitude":"#), "\(json.stdout)")
         let text = try CLIRunner.run(["info", "all.jxl"], in: folder)
         #expect(text.stdout.contains("metadata EXIF GPS position"), "\(text.stdout)")
         // Back to JPEG: the file libjxl rebuilds, its metadata as the options say.

@@ -67,10 +67,11 @@ struct StopSignalTests {
 /// have replaced is left byte for byte, and no temporary file is left.
 @Suite("Stop signals during long encodes", .serialized, .timeLimit(.minutes(5)))
 struct StopSignalEncodeTests {
-    /// A 2000x1500 noise PNG, made once: slow to compress in every format.
+    /// A 4000x3000 noise PNG, made once: slow to compress in every format (2000x1500 was written
+    /// at zlib level 9 in under half a second, on two threads).
     static let noise = Result<String, any Error> {
         try makeTemporaryFile(
-            try PNGEncoder(compressionLevel: 1).encode(TestImages.noise8(width: 2000, height: 1500, seed: 3)),
+            try PNGEncoder(compressionLevel: 1).encode(TestImages.noise8(width: 4000, height: 3000, seed: 3)),
             name: "noise.png")
     }
 
