@@ -193,6 +193,36 @@ struct MetadataEditorTests {
                 """)
     }
 
+    @Test("XMP location properties are found by namespace URI: another EXIF prefix, DJI's, the IPTC Extension's")
+    func xMPLocationByNamespace() {
+        let packet = XMPPacket(
+            bytes: Array(
+                """
+                <rdf:Description xmlns:e="http://ns.adobe.com/exif/1.0/"
+                  xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/"
+                  xmlns:ext='http://iptc.org/std/Iptc4xmpExt/2008-02-29/'
+                  e:GPSLatitude="51,30.43N" drone-dji:GpsLongitude="-0.125" drone-dji:FlightYawDegree="12">
+                  <drone-dji:GpsLatitude>51.5</drone-dji:GpsLatitude>
+                  <ext:LocationCreated><rdf:Bag><rdf:li>London</rdf:li></rdf:Bag></ext:LocationCreated>
+                  <ext:LocationShown/>
+                  <e:ExposureTime>1/100</e:ExposureTime>
+                </rdf:Description>
+                """.utf8))
+        #expect(packet.hasGPS)
+        let edited = packet.edited(orientation: nil, removingGPS: true)
+        #expect(!edited.hasGPS)
+        let text = String(decoding: edited.bytes, as: UTF8.self)
+        for gone in ["51,30.43N", "-0.125", "51.5", "London", "LocationShown"] {
+            #expect(!text.contains(gone), "\(gone) survived: \(text)")
+        }
+        for kept in ["drone-dji:FlightYawDegree=\"12\"", "<e:ExposureTime>1/100</e:ExposureTime>", "xmlns:ext="] {
+            #expect(text.contains(kept), "\(kept) was lost: \(text)")
+        }
+        // The same local names under a prefix bound to another namespace are not locations.
+        let other = XMPPacket(bytes: Array(#"<d xmlns:e="http://example.com/" e:GPSLatitude="1"/>"#.utf8))
+        #expect(!other.hasGPS)
+    }
+
     @Test func xMPGarbage() {
         for text in ["", "<", "<<>>\"'", "not xml at all", "<a b='unclosed", "<exif:GPS", "<tiff:Orientation>"] {
             let packet = XMPPacket(bytes: Array(text.utf8))

@@ -14,7 +14,9 @@ public struct XMPPacket: Sendable, Hashable {
         self.bytes = bytes
     }
 
-    /// Whether the packet holds any `exif:GPS…` property, as an attribute or as an element.
+    /// Whether the packet holds any location property, as an attribute or as an element: the EXIF
+    /// schema's `GPS…` properties (under `exif:` or any prefix bound to its namespace URI), DJI's
+    /// `drone-dji:Gps…`, and the IPTC Extension's `LocationCreated` and `LocationShown`.
     public var hasGPS: Bool {
         var editor = XMPTextEditor(input: bytes, orientation: nil, removingGPS: true)
         editor.run()
@@ -25,8 +27,9 @@ public struct XMPPacket: Sendable, Hashable {
     /// - Parameters:
     ///   - orientation: when non-nil, the new value of a `tiff:Orientation` attribute or the new
     ///     text of a `tiff:Orientation` element; nothing is added when there is neither.
-    ///   - removingGPS: removes every `exif:GPS…` attribute (with the whitespace before it) and
-    ///     every `exif:GPS…` element with its content (with the indentation and line break before it).
+    ///   - removingGPS: removes every location attribute (with the whitespace before it) and every
+    ///     location element with its content (with the indentation and line break before it): the
+    ///     properties ``hasGPS`` looks for, found by the namespace URI their prefix is bound to.
     ///     An element left unclosed is removed to the end of the packet, so no coordinate survives.
     /// - Returns: the edited packet; the same bytes when nothing matched.
     public func edited(orientation: Int?, removingGPS: Bool) -> XMPPacket {
@@ -47,14 +50,80 @@ private struct XMPTextEditor {
     /// Whether a GPS attribute or element was removed.
     var removedGPS = false
 
-    private static let gpsPrefix = Array("exif:GPS".utf8)
+    /// The start of every location property's name: `exif:GPS` always, and for each prefix the
+    /// packet binds (`xmlns:P="URI"`) to a schema with location properties, `P:` and the start
+    /// of their local names.
+    private let gpsPrefixes: [[UInt8]]
     private static let orientationName = Array("tiff:Orientation".utf8)
+
+    /// Location properties by schema: the namespace URI, and the start of their local names.
+    private static let locationSchemas: [(uri: String, names: [String])] = [
+        ("http://ns.adobe.com/exif/1.0/", ["GPS"]),
+        ("http://www.dji.com/drone-dji/1.0/", ["Gps", "GPS"]),
+        ("http://iptc.org/std/Iptc4xmpExt/2008-02-29/", ["LocationCreated", "LocationShown"]),
+    ]
 
     init(input: [UInt8], orientation: Int?, removingGPS: Bool) {
         self.input = input
         self.orientation = orientation.map { Array(String($0).utf8) }
         self.removingGPS = removingGPS
+        var prefixes = [Array("exif:GPS".utf8)]
+        for (prefix, uri) in Self.namespaceBindings(input) {
+            for schema in Self.locationSchemas where schema.uri == uri {
+                prefixes += schema.names.map { Array((prefix + ":" + $0).utf8) }
+            }
+        }
+        gpsPrefixes = prefixes
         output.reserveCapacity(input.count)
+    }
+
+    /// Every `xmlns:P="URI"` (or single-quoted) declaration in `input`, as (P, URI).
+    static func namespaceBindings(_ input: [UInt8]) -> [(String, String)] {
+        let marker = Array("xmlns:".utf8)
+        var found: [(String, String)] = []
+        var at = 0
+        while at + marker.count < input.count {
+            guard input[at..<at + marker.count].elementsEqual(marker) else {
+                at += 1
+                continue
+            }
+            var end = at + marker.count
+            while end < input.count, isNameByte(input[end]), input[end] != UInt8(ascii: ":") { end += 1 }
+            let prefix = String(decoding: input[(at + marker.count)..<end], as: UTF8.self)
+            var cursor = end
+            while cursor < input.count, isSpace(input[cursor]) { cursor += 1 }
+            guard cursor < input.count, input[cursor] == UInt8(ascii: "=") else {
+                at = end
+                continue
+            }
+            cursor += 1
+            while cursor < input.count, isSpace(input[cursor]) { cursor += 1 }
+            guard cursor < input.count, input[cursor] == UInt8(ascii: "\"") || input[cursor] == UInt8(ascii: "'"),
+                let close = input[(cursor + 1)...].firstIndex(of: input[cursor])
+            else {
+                at = end
+                continue
+            }
+            found.append((prefix, String(decoding: input[(cursor + 1)..<close], as: UTF8.self)))
+            at = close + 1
+        }
+        return found
+    }
+
+    /// The value of a location attribute whose name starts at `position`, if one does.
+    private func locationAttribute(at position: Int) -> Range<Int>? {
+        for prefix in gpsPrefixes {
+            if let value = attribute(at: position, prefix: prefix) { return value }
+        }
+        return nil
+    }
+
+    /// The end of a location property's name at `position`, if one starts there.
+    private func locationName(at position: Int) -> Int? {
+        for prefix in gpsPrefixes {
+            if let end = name(at: position, prefix: prefix) { return end }
+        }
+        return nil
     }
 
     mutating func run() {
@@ -67,7 +136,7 @@ private struct XMPTextEditor {
             if let end = skipEnd("<!--", "-->") ?? skipEnd("<![CDATA[", "]]>") ?? skipEnd("<?", "?>") {
                 output += input[index..<end]
                 index = end
-            } else if removingGPS, let nameEnd = name(at: index + 1, prefix: Self.gpsPrefix) {
+            } else if removingGPS, let nameEnd = locationName(at: index + 1) {
                 removeElement(nameEnd: nameEnd)
             } else if orientation == nil || !rewriteOrientationElement() {
                 copyTag()
@@ -201,7 +270,7 @@ private struct XMPTextEditor {
             }
             var nameStart = index
             while nameStart < input.count, Self.isSpace(input[nameStart]) { nameStart += 1 }
-            if removingGPS, let value = attribute(at: nameStart, prefix: Self.gpsPrefix) {
+            if removingGPS, let value = locationAttribute(at: nameStart) {
                 removedGPS = true
                 index = value.upperBound + 1
             } else if let orientation, let value = attribute(at: nameStart, prefix: Self.orientationName, exact: true) {
