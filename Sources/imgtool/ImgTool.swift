@@ -56,11 +56,11 @@ struct ImgTool: AsyncParsableCommand {
         exitForOutputFailure()
     }
 
-    /// Exits when standard output failed (see ``main()``); returns otherwise.
+    /// Exits when standard output failed (see ``main()``); returns otherwise. `EPIPE` never gets
+    /// here: ``Console/recordOutputFailure(_:)`` ends the process at once for it.
     private static func exitForOutputFailure() {
         let failure = standardOutputError.load(ordering: .relaxed)
         guard failure != 0 else { return }
-        if failure == EPIPE { Glibc.exit(141) }
         Console.error("error: standard output: writing failed (\(String(cString: strerror(failure))))")
         Glibc.exit(1)
     }
