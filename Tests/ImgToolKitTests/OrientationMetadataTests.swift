@@ -95,7 +95,9 @@ struct OrientationMetadataTests {
         let image = TestImages.make8(width: 8, height: 4) { x, y in [UInt8(x * 30), UInt8(y * 60), 90, 255] }
         return TaggedSource(
             image: StillImageSource(image), exif: EXIFBytes.block(orientation: 6, type: type),
-            xmp: Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8))
+            xmp: Array(
+                #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></x:xmpmeta>"#
+                    .utf8))
     }
 
     @Test("Each format the writers make, read back: upright ones write 1, the others keep the tag")

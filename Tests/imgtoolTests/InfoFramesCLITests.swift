@@ -23,7 +23,7 @@ struct InfoFramesCLITests {
         #expect(lines[0].contains(#""exif":null,"file":"g.png","file_size":516,"format":"png","#))
         #expect(
             lines[0].contains(
-                #""gps":false,"height":7,"icc":null,"iccp":false,"interlaced":false,"loop_count":null,"orientation":null,"orientation_applied":false,"plays":1,"srgb":false,"stored_height":7,"stored_width":12,"warnings":[],"width":12,"xmp":false}"#
+                #""gps":false,"height":7,"icc":null,"iccp":false,"interlaced":false,"loop_count":null,"orientation":null,"orientation_applied":false,"plays":1,"srgb":false,"stored_height":7,"stored_width":12,"warnings":[],"width":12,"xmp":false,"xmp_problem":null}"#
             ))
     }
 

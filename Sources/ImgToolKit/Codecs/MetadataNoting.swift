@@ -1,14 +1,25 @@
-/// A codec whose files cannot hold every metadata block whole (JPEG's segments hold 64 KB): it
-/// says, before writing, what it will leave out, so that the user hears of it.
+/// A codec that says, before writing, what it will change or leave out of what the source
+/// describes (JPEG's segments hold 64 KB; libjxl takes a JPEG's ICC segments only in order),
+/// so that the user hears of it.
 protocol MetadataNoting {
-    /// What writing `exif` (TIFF bytes) and `xmp` leaves out, one sentence each; empty when all fits.
-    func metadataNotes(exif: [UInt8]?, xmp: [UInt8]?) -> [String]
+    /// What writing `source` with `options` changes or leaves out, one sentence each; empty when
+    /// nothing.
+    func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String]
 }
 
 extension JPEGCodec: MetadataNoting {
-    /// The parts of an EXIF block larger than an APP1 segment that its rebuild leaves out, and an
-    /// XMP packet larger than one (``JPEGEncoder/metadataNotes(exif:xmp:)``).
-    func metadataNotes(exif: [UInt8]?, xmp: [UInt8]?) -> [String] {
-        JPEGEncoder.metadataNotes(exif: exif, xmp: xmp)
+    /// An ICC profile too large for a JPEG, the parts of an EXIF block larger than an APP1
+    /// segment that its rebuild leaves out, and an XMP packet larger than one
+    /// (``JPEGEncoder/metadataNotes(for:options:)``).
+    func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
+        JPEGEncoder.metadataNotes(for: source, options: options)
+    }
+}
+
+extension JXLCodec: MetadataNoting {
+    /// A recompressed JPEG whose ICC segments are put in order, or written as pixels
+    /// (``JXLWriter/recompressionNotes(_:)``).
+    func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
+        JXLWriter(options: options, source: source.info).recompressionNotes(source)
     }
 }

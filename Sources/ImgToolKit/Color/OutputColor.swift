@@ -36,14 +36,21 @@ struct OutputColor {
     let xmp: [UInt8]?
 
     /// Decides for `source` written to a `container` with `options`.
+    /// - Parameter profileLimit: the most bytes of ICC profile the format holds (JPEG's 255 APP2
+    ///   segments); a source's profile larger than that is not kept, its pixels are converted to
+    ///   sRGB (``exceedsProfileLimit(_:options:limit:)``).
     /// - Throws: ``ImgToolError`` `invalidArgument` when asked to convert to a profile the format
-    ///   cannot carry (GIF) or one that is not RGB.
-    init(_ source: any FrameSource, options: ImageWriteOptions, container: Container) throws(ImgToolError) {
+    ///   cannot carry (GIF, or one larger than `profileLimit`) or one that is not RGB.
+    init(
+        _ source: any FrameSource, options: ImageWriteOptions, container: Container, profileLimit: Int = .max
+    ) throws(ImgToolError) {
         let color = source.info.color
         switch options.profile {
         case .keep:
             let profile = color.effectiveProfile
-            if container == .none || profile?.colorSpace == .gray && container == .icc {
+            if container == .none || profile?.colorSpace == .gray && container == .icc
+                || Self.exceedsProfileLimit(source.info, options: options, limit: profileLimit)
+            {
                 // GIF holds no profile; a grey profile cannot describe RGB JPEG or WebP pixels.
                 self.source = source.convertedToSRGB()
                 description = .none
@@ -74,10 +81,23 @@ struct OutputColor {
                     .invalidArgument,
                     "the output profile must be an RGB profile Little CMS reads (it is \(profile.summary))")
             }
+            guard profile.data.count <= profileLimit else {
+                throw ImgToolError(
+                    .invalidArgument,
+                    "the output profile is \(EXIFBlock.Fitting.grouped(profile.data.count)) bytes; this format holds at most \(EXIFBlock.Fitting.grouped(profileLimit)): use a smaller profile, or --profile srgb"
+                )
+            }
             self.source = source.convertingColors(to: profile)
             description = .icc(profile)
         }
         (exif, xmp) = Self.metadata(of: source.info, choice: container == .none ? .none : options.metadata)
+    }
+
+    /// Whether the profile that ``ProfileChoice/keep`` would embed for `info` is larger than
+    /// `limit` bytes, so that the pixels are converted to sRGB instead.
+    static func exceedsProfileLimit(_ info: ImageInfo, options: ImageWriteOptions, limit: Int) -> Bool {
+        guard case .keep = options.profile, let profile = info.color.effectiveProfile else { return false }
+        return profile.colorSpace != .gray && profile.data.count > limit
     }
 
     /// A PNG keeps the source's own chunks where it can: the ICC profile, else `sRGB`, else
@@ -93,7 +113,9 @@ struct OutputColor {
     }
 
     /// The EXIF and XMP to write: none, or the source's edited (no thumbnail, no GPS unless
-    /// asked, orientation 1 once the frames are upright).
+    /// asked, orientation 1 once the frames are upright). An EXIF block with no readable TIFF
+    /// structure is left out, and, without GPS, an XMP packet that cannot be parsed
+    /// (``XMPPacket/parseProblem``): ``ImageInfo/metadataWarnings(keeping:)`` says so.
     ///
     /// This is the one place where every writer's metadata gets its orientation: the frames are
     /// upright when the decoder applied an orientation (JPEG's EXIF tag; HEIF's and AVIF's
@@ -108,11 +130,16 @@ struct OutputColor {
         guard choice != .none else { return (nil, nil) }
         let applied = info.appliedOrientation != .up || info.exifOrientationIsInformational
         let dropGPS = choice != .keepWithGPS
-        let exif = info.exif.flatMap { EXIFBlock(app1OrTIFF: $0) }.map {
-            $0.edited(orientation: applied ? 1 : nil, removingGPS: dropGPS, removingThumbnail: true).bytes
+        // A block with no readable TIFF structure says nothing, and libavif refuses some: left out.
+        let exif = info.exif.flatMap { EXIFBlock(app1OrTIFF: $0) }.flatMap { block in
+            block.readProblem != nil
+                ? nil
+                : block.edited(orientation: applied ? 1 : nil, removingGPS: dropGPS, removingThumbnail: true).bytes
         }
-        let xmp = info.xmp.map {
-            XMPPacket(bytes: $0).edited(orientation: applied ? 1 : nil, removingGPS: dropGPS).bytes
+        let xmp = info.xmp.map { XMPPacket(bytes: $0) }.flatMap { packet in
+            // A packet that cannot be parsed could hold a position this editor does not see.
+            dropGPS && packet.parseProblem != nil
+                ? nil : packet.edited(orientation: applied ? 1 : nil, removingGPS: dropGPS).bytes
         }
         return (exif, xmp)
     }

@@ -89,6 +89,19 @@ public struct EXIFBlock: Sendable, Hashable {
         readLayout()?.layout.ifd1 != nil
     }
 
+    /// Why the block holds no readable TIFF structure (a header cut short, a first directory,
+    /// IFD0, outside the block or inside its header), in a few words; `nil` when it does, even
+    /// with no entry. Writers leave such a block out: it says nothing, and libavif refuses some.
+    var readProblem: String? {
+        guard readLayout() == nil else { return nil }
+        guard let tiff = TIFFBytes(bytes), let first = tiff.uint32(at: 4) else {
+            return "it is \(bytes.count) bytes, shorter than a TIFF header"
+        }
+        return first < 8
+            ? "its first directory (IFD0) would be at byte \(first), inside the TIFF header"
+            : "its first directory (IFD0) would be at byte \(first), past its end (\(bytes.count) bytes)"
+    }
+
     /// The block's TIFF structure and the directories the editor knows, or `nil` when unreadable.
     func readLayout() -> (tiff: TIFFBytes, layout: EXIFLayout)? {
         guard let tiff = TIFFBytes(bytes), let layout = EXIFLayout(tiff) else { return nil }

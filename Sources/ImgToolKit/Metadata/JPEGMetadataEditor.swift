@@ -5,9 +5,11 @@
 /// the boxes and the reconstruction data in agreement (what is rebuilt is the edited file).
 ///
 /// What is kept follows ``ImageWriteOptions/MetadataChoice``, as it does for every other output:
-/// - ``ImageWriteOptions/MetadataChoice/keepWithGPS``: the file unchanged, byte for byte.
+/// - ``ImageWriteOptions/MetadataChoice/keepWithGPS``: the file unchanged, byte for byte, but for
+///   an EXIF segment with no readable TIFF structure (``EXIFBlock/readProblem``), which goes.
 /// - ``ImageWriteOptions/MetadataChoice/keep``: the EXIF block without its GPS directory and
-///   thumbnail, the XMP packet without `exif:GPS…` properties; every other segment kept. The
+///   thumbnail, the XMP packet without `exif:GPS…` properties (or without the packet, when it
+///   cannot be parsed: ``XMPPacket/parseProblem``); every other segment kept. The
 ///   orientation stays as stored: the pixels are not turned.
 /// - ``ImageWriteOptions/MetadataChoice/none``: only what decoding needs (JFIF's APP0, the ICC
 ///   profile's APP2 segments, Adobe's APP14, and every table and frame segment); every other
@@ -24,7 +26,7 @@ struct JPEGMetadataEditor {
     /// `jpeg` with its metadata kept as ``choice`` says, or `nil` when its markers cannot be
     /// followed to the first scan (and so cannot be edited: callers then decode the pixels).
     func edited(_ jpeg: [UInt8]) -> [UInt8]? {
-        guard choice != .keepWithGPS else { return jpeg }
+        guard choice != .keepWithGPS else { return Self.droppingUnreadableEXIF(jpeg) }
         guard let layout = JPEGSegmentLayout(jpeg) else { return nil }
         var output: [UInt8] = [0xFF, 0xD8]
         output.reserveCapacity(layout.end)
@@ -33,7 +35,9 @@ struct JPEGMetadataEditor {
             let payload = Array(jpeg[segment.payload])
             switch kind(of: segment.marker, payload) {
             case .exif:
-                guard !wroteEXIF, let block = EXIFBlock(app1OrTIFF: Array(payload.dropFirst(6))) else { continue }
+                guard !wroteEXIF, let block = EXIFBlock(app1OrTIFF: Array(payload.dropFirst(6))),
+                    block.readProblem == nil
+                else { continue }
                 wroteEXIF = true
                 let edited: EXIFBlock
                 if choice == .keep {
@@ -48,6 +52,8 @@ struct JPEGMetadataEditor {
                 guard choice == .keep else { continue }
                 let prefix = Array(payload.prefix(Self.xmpNamespace.count))
                 let packet = XMPPacket(bytes: Array(payload.dropFirst(prefix.count)))
+                // One that cannot be parsed could hold a position the editor does not see.
+                guard packet.parseProblem == nil else { continue }
                 Self.append(0xE1, prefix + packet.edited(orientation: nil, removingGPS: true).bytes, to: &output)
             case .needed:
                 output += jpeg[segment.whole]
@@ -59,6 +65,28 @@ struct JPEGMetadataEditor {
         }
         output += jpeg[layout.firstScan..<layout.end]
         return output
+    }
+
+    /// `jpeg` without its EXIF segments that hold no readable TIFF structure (none at all, or
+    /// ``EXIFBlock/readProblem``), every other byte as it was; `jpeg` itself when there is none
+    /// or its markers cannot be followed.
+    private static func droppingUnreadableEXIF(_ jpeg: [UInt8]) -> [UInt8] {
+        guard let layout = JPEGSegmentLayout(jpeg) else { return jpeg }
+        let unreadable = layout.segments.filter { segment in
+            let payload = Array(jpeg[segment.payload])
+            guard segment.marker == 0xE1, payload.starts(with: Array("Exif".utf8) + [0, 0]) else { return false }
+            guard let block = EXIFBlock(app1OrTIFF: Array(payload.dropFirst(6))) else { return true }
+            return block.readProblem != nil
+        }
+        guard !unreadable.isEmpty else { return jpeg }
+        var output: [UInt8] = []
+        output.reserveCapacity(jpeg.count)
+        var position = 0
+        for segment in unreadable {
+            output += jpeg[position..<segment.whole.lowerBound]
+            position = segment.whole.upperBound
+        }
+        return output + jpeg[position...]
     }
 
     private enum Kind {

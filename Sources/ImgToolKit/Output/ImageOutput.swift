@@ -117,7 +117,9 @@ public struct ImageOutput: Sendable {
 
     /// Problems worth a note before writing `source` with ``codec``: transparency that the
     /// format cannot hold (it is flattened), metadata it cannot hold whole (a JPEG's EXIF past
-    /// 64 KB is rebuilt without its largest parts). One sentence each; empty when there is none.
+    /// 64 KB is rebuilt without its largest parts, an ICC profile past 255 APP2 segments makes
+    /// the pixels sRGB), a JPEG recompressed into JPEG XL with its ICC segments put in order.
+    /// One sentence each; empty when there is none.
     public func notes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
         var notes: [String] = []
         if !codec.capabilities.contains(.writeAlpha), !source.isOpaque {
@@ -126,9 +128,8 @@ public struct ImageOutput: Sendable {
                 "\(codec.format.rawValue.uppercased()) has no transparency: translucent pixels are flattened onto \(background)"
             )
         }
-        if options.metadata != .none, let noting = codec as? any MetadataNoting {
-            let (exif, xmp) = OutputColor.metadata(of: source.info, choice: options.metadata)
-            notes += noting.metadataNotes(exif: exif, xmp: xmp)
+        if let noting = codec as? any MetadataNoting {
+            notes += noting.metadataNotes(for: source, options: options)
         }
         return notes
     }

@@ -99,7 +99,7 @@ struct ConvertCommand: BatchableCommand {
             steps, to: opened,
             context: OperationContext(
                 loader: reading.loader(in: context), limits: reading.limits, decoding: reading.decoding))
-        try writing.prepare(source, for: target, in: context)
+        try writing.prepare(source, for: target, input: input, in: context)
         try await writing.write(source, to: target, verb: "convert", in: context)
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
     }

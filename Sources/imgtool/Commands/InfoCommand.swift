@@ -159,7 +159,8 @@ struct InfoCommand: BatchableCommand {
             "iccp": .bool(info.color.hasICCProfile),
             "exif": info.hasEXIF ? exifJSON(info.exifSummary ?? EXIFSummary()) : .null,
             "xmp": .bool(info.xmp != nil),
-            "gps": .bool(info.hasGPS),
+            "xmp_problem": info.xmpParseProblem.map(JSONValue.string) ?? .null,
+            "gps": info.gpsIsUnknown ? .null : .bool(info.hasGPS),
             "icc": info.color.profile.map { profile in
                 .object([
                     "description": .string(profile.description),
@@ -198,8 +199,9 @@ struct InfoCommand: BatchableCommand {
         if let colour = info.color.summary { parts.append("colour " + colour) }
         var metadata: [String] = []
         if info.hasEXIF { metadata.append("EXIF") }
-        if info.xmp != nil { metadata.append("XMP") }
+        if info.xmp != nil { metadata.append(info.xmpParseProblem == nil ? "XMP" : "XMP (cannot be parsed)") }
         if info.hasGPS { metadata.append("GPS position") }
+        if info.gpsIsUnknown { metadata.append("GPS unknown") }
         if !metadata.isEmpty { parts.append("metadata " + metadata.joined(separator: " ")) }
         if let orientation = info.exifOrientation, info.exifOrientationIsInformational,
             info.appliedOrientation.rawValue != orientation
@@ -220,6 +222,7 @@ struct InfoCommand: BatchableCommand {
         if !info.isComplete { parts.append("incomplete") }
         var lines = ["\(file): " + parts.joined(separator: ", ")]
         if let exif = info.exifSummary, let line = exifText(exif) { lines.append("  exif: " + line) }
+        if let problem = info.xmpParseProblem { lines.append("  xmp: cannot be parsed as XML: " + problem) }
         if info.isAnimated {
             lines.append(
                 "  delays (ms): " + info.frames.map { Self.format($0.delayMilliseconds) }.joined(separator: " "))

@@ -108,7 +108,7 @@ struct MergeCommand: BatchableCommand {
         if merged.info.isAnimated, let loops = writing.loops {
             merged = try await ConvertCommand.apply([.timing(.loops(loops))], to: merged, context: OperationContext())
         }
-        try writing.prepare(merged, for: target, in: context)
+        try writing.prepare(merged, for: target, input: background, in: context)
         try await writing.write(merged, to: target, verb: "merge", in: context)
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path, data: .int(result.skipped.count))
     }

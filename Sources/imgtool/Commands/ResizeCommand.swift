@@ -100,7 +100,7 @@ struct ResizeCommand: BatchableCommand {
         let resized = try await ConvertCommand.apply(
             [.resize(step)], to: source,
             context: OperationContext(limits: reading.limits, decoding: reading.decoding))
-        try writing.prepare(resized, for: target, in: context)
+        try writing.prepare(resized, for: target, input: input, in: context)
         try await writing.write(resized, to: target, verb: "resize", in: context)
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
     }

@@ -124,15 +124,21 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// Refuses to write an animation with a codec that writes stills only (a usage error that
-    /// names the formats that can hold it), and prints the writer's notes (flattened alpha).
+    /// names the formats that can hold it), and prints the writer's notes (flattened alpha) and
+    /// the warnings about `input`'s metadata (an XMP packet that cannot be parsed is dropped).
     /// - Throws: `ValidationError`.
-    func prepare(_ source: any FrameSource, for output: ImageOutput, in context: CommandContext = .standalone) throws {
+    func prepare(
+        _ source: any FrameSource, for output: ImageOutput, input: String, in context: CommandContext = .standalone
+    ) throws {
         if source.info.isAnimated && !output.codec.capabilities.contains(.writeAnimation) {
             let animated = CodecRegistry.standard.writers.filter { $0.capabilities.contains(.writeAnimation) }
                 .map(\.format.rawValue).joined(separator: ", ")
             throw ValidationError(
                 "\(output.path): \(output.codec.format.rawValue.uppercased()) holds one image, and the result has \(source.info.frameCount) frames; write \(animated) instead"
             )
+        }
+        for warning in source.info.metadataWarnings(keeping: writeOptions.metadata) {
+            context.note("warning: \(input): \(warning)")
         }
         for note in output.notes(for: source, options: writeOptions) { context.note("note: \(output.path): \(note)") }
     }

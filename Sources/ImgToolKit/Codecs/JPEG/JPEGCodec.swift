@@ -65,7 +65,8 @@ public struct JPEGCodec: ImageCodec {
             progress?(1)
             return
         }
-        let color = try OutputColor(source, options: options, container: .icc)
+        let color = try OutputColor(
+            source, options: options, container: .icc, profileLimit: JPEGEncoder.maxProfileBytes)
         let reader = try color.source.makeFrameReader(depth: .eight)
         guard let frame = try reader.nextFrame() else {
             throw ImgToolError(.corrupt, "the image has no frame to write")

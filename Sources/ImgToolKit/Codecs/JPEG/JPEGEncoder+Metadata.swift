@@ -13,14 +13,13 @@ extension JPEGEncoder {
             Self.appendSegment(0xE1, Self.xmpPrefix + xmp, to: &segments)
         }
         if case .icc(let profile) = color.description {
-            let part = Self.maxSegmentData - 14
+            // OutputColor never gives a profile over maxProfileBytes: it converts or refuses.
+            let part = Self.maxICCShare
             let count = (profile.data.count + part - 1) / part
-            if count <= 255 {
-                for number in 0..<count {
-                    let share = profile.data[(number * part)..<min(profile.data.count, (number + 1) * part)]
-                    let head = Array("ICC_PROFILE".utf8) + [0, UInt8(number + 1), UInt8(count)]
-                    Self.appendSegment(0xE2, head + share, to: &segments)
-                }
+            for number in 0..<min(count, 255) {
+                let share = profile.data[(number * part)..<min(profile.data.count, (number + 1) * part)]
+                let head = Array("ICC_PROFILE".utf8) + [0, UInt8(number + 1), UInt8(count)]
+                Self.appendSegment(0xE2, head + share, to: &segments)
             }
         }
         encoder.segments = segments
@@ -29,6 +28,11 @@ extension JPEGEncoder {
 
     /// Most data bytes in one marker segment (its length field counts itself too).
     static let maxSegmentData = 65_533
+    /// Most bytes of ICC profile in one APP2 segment, after `ICC_PROFILE\0`, its number and the count.
+    static let maxICCShare = maxSegmentData - 14
+    /// Most bytes of ICC profile a JPEG holds: 255 APP2 segments (16,707,345 bytes). A larger
+    /// profile is not kept: the pixels are converted to sRGB (``OutputColor``).
+    static let maxProfileBytes = 255 * maxICCShare
     /// What starts an XMP APP1 segment: the namespace and a NUL.
     static let xmpPrefix = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
     /// Most bytes of a TIFF structure in one APP1 segment, after `Exif\0\0`.
@@ -37,6 +41,24 @@ extension JPEGEncoder {
     /// The EXIF block (TIFF bytes) as it fits one APP1 segment (``EXIFBlock/fitted(within:)``).
     static func fitted(exif: [UInt8]) -> EXIFBlock.Fitting {
         EXIFBlock(tiff: exif).fitted(within: maxEXIFBytes)
+    }
+
+    /// What writing `source` into a JPEG changes or leaves out, one sentence each: an ICC profile
+    /// too large for 255 APP2 segments (the pixels are converted to sRGB), the parts of an EXIF
+    /// block that does not fit one APP1 segment, an XMP packet that does not fit one.
+    static func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
+        var notes: [String] = []
+        if OutputColor.exceedsProfileLimit(source.info, options: options, limit: maxProfileBytes),
+            let profile = source.info.color.effectiveProfile
+        {
+            let size = EXIFBlock.Fitting.grouped(profile.data.count)
+            notes.append(
+                "the ICC profile (\(size) bytes) is larger than a JPEG's 255 APP2 segments hold (\(EXIFBlock.Fitting.grouped(maxProfileBytes))): the pixels are converted to sRGB"
+            )
+        }
+        guard options.metadata != .none else { return notes }
+        let (exif, xmp) = OutputColor.metadata(of: source.info, choice: options.metadata)
+        return notes + metadataNotes(exif: exif, xmp: xmp)
     }
 
     /// What writing `exif` and `xmp` into a JPEG leaves out, one sentence each: the parts of an

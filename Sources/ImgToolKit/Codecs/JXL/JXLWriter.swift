@@ -81,13 +81,52 @@ struct JXLWriter {
     /// kept), and no quality or lossy write was asked for. Its metadata segments are edited as
     /// ``metadata`` says (``JPEGMetadataEditor``), so the file rebuilt from the JPEG XL is the
     /// edited JPEG, byte for byte (the original with ``ImageWriteOptions/MetadataChoice/keepWithGPS``);
-    /// a JPEG whose markers cannot be followed is written as pixels instead.
+    /// a JPEG whose markers cannot be followed is written as pixels instead. libjxl takes the ICC
+    /// profile's segments only in order: segments out of order are put in order (the rebuilt
+    /// JPEG has them so), and a JPEG whose segments do not make one profile is written as pixels
+    /// (``JPEGICCSegments``); ``recompressionNotes(_:)`` says so.
     func recompressedJPEG(_ source: any FrameSource) throws(ImgToolError) -> [UInt8]? {
+        guard case .jpeg(let jpeg, _) = try recompression(source) else { return nil }
+        return jpeg
+    }
+
+    /// What ``recompressedJPEG(_:)`` changes that a user should hear of, one sentence each: ICC
+    /// segments put in order, or a JPEG written as pixels because they do not make one profile.
+    func recompressionNotes(_ source: any FrameSource) -> [String] {
+        switch try? recompression(source) {
+        case .jpeg(_, reorderedICC: true)?:
+            [
+                "the JPEG's ICC profile segments are out of order, which libjxl refuses: they are put in order, so the JPEG rebuilt from this file has them in order"
+            ]
+        case .pixelsForICC?:
+            [
+                "the JPEG's ICC profile segments do not make one profile (a number missing or repeated), which libjxl refuses: the image is encoded from its pixels, not recompressed"
+            ]
+        default: []
+        }
+    }
+
+    /// How a source is written.
+    private enum Recompression {
+        /// As pixels: not a JPEG read as it is, or not asked to be recompressed.
+        case pixels
+        /// As this JPEG, recompressed; its ICC segments were put in order when `reorderedICC`.
+        case jpeg([UInt8], reorderedICC: Bool)
+        /// As pixels, because its ICC segments do not make one profile.
+        case pixelsForICC
+    }
+
+    private func recompression(_ source: any FrameSource) throws(ImgToolError) -> Recompression {
         guard lossless != false, quality == nil, background == nil, keepsProfile,
             let stored = source as? any JPEGBitstreamSource, stored.info.format == .jpeg,
-            let original = try stored.jpegBitstream()
-        else { return nil }
-        return JPEGMetadataEditor(choice: metadata).edited(original)
+            let original = try stored.jpegBitstream(),
+            let edited = JPEGMetadataEditor(choice: metadata).edited(original)
+        else { return .pixels }
+        switch JPEGICCSegments.order(of: edited) {
+        case .inOrder?, nil: return .jpeg(edited, reorderedICC: false)
+        case .reordered(let ordered)?: return .jpeg(ordered, reorderedICC: true)
+        case .broken?: return .pixelsForICC
+        }
     }
 
     /// Recompresses `jpeg` losslessly into `sink`: its DCT coefficients and the data to rebuild
