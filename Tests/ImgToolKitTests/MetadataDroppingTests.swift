@@ -179,27 +179,9 @@ struct MetadataDroppingTests {
         }
     }
 
-    /// `display-p3.icc` with a private `zzzz` tag of `extra` bytes at its end: a usable profile of
-    /// any size.
+    /// `display-p3.icc` with a private tag of `extra` bytes: a usable profile of any size.
     static func largeProfile(extra: Int) throws -> [UInt8] {
-        let base = try ColorManagementTests.fixture("display-p3.icc")
-        func u32(_ at: Int) -> Int { base[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        func be(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
-        let count = u32(128)
-        var table: [UInt8] = []
-        for entry in 0..<count {
-            let at = 132 + 12 * entry
-            table += base[at..<at + 4] + be(u32(at + 4) + 12) + base[at + 8..<at + 12]
-        }
-        var body = Array(base[(132 + 12 * count)...])
-        while (132 + 12 * (count + 1) + body.count) % 4 != 0 { body.append(0) }
-        let tag = Array("data".utf8) + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0x5A, count: extra)
-        table += Array("zzzz".utf8) + be(132 + 12 * (count + 1) + body.count) + be(tag.count)
-        var profile = Array(base[..<128]) + be(count + 1) + table + body + tag
-        while profile.count % 4 != 0 { profile.append(0) }
-        profile.replaceSubrange(0..<4, with: be(profile.count))
-        profile.replaceSubrange(84..<100, with: [UInt8](repeating: 0, count: 16))  // no profile ID
-        return profile
+        LargeICCProfile.padding(try ColorManagementTests.fixture("display-p3.icc"), by: extra)
     }
 
     /// The APP2 `ICC_PROFILE` segments of `jpeg`.
