@@ -19,7 +19,10 @@ extension ImageFormat {
 /// Writing: the first frame only, flattened onto ``ImageWriteOptions/background`` (white when
 /// `nil`). Options read: ``ImageWriteOptions/quality`` (default ``JPEGEncoder/defaultQuality``),
 /// ``ImageWriteOptions/chroma`` (default 4:2:0 below quality 90, 4:4:4 from 90 up),
-/// ``ImageWriteOptions/progressive``, ``ImageWriteOptions/background``.
+/// ``ImageWriteOptions/progressive``, ``ImageWriteOptions/background``. The ICC profile goes in
+/// up to 255 APP2 segments of 65,519 bytes (16,707,345 bytes in all): a larger profile is not
+/// kept, the pixels are converted to sRGB (with a note, ``ImageOutput/notes(for:options:)``), and
+/// one asked for with ``ImageWriteOptions/ProfileChoice/convert(_:)`` is refused.
 public struct JPEGCodec: ImageCodec {
     /// Creates the codec.
     public init() {}

@@ -22,7 +22,10 @@ extension ImageFormat {
 ///   smaller). Its metadata segments are edited first as ``ImageWriteOptions/metadata`` says
 ///   (none by default: no EXIF, XMP, comment or GPS position; the ICC profile and an EXIF
 ///   orientation stay), and the file rebuilt from the JPEG XL is that edited JPEG, byte for byte;
-///   with ``ImageWriteOptions/MetadataChoice/keepWithGPS``, the original file.
+///   with ``ImageWriteOptions/MetadataChoice/keepWithGPS``, the original file. libjxl takes the
+///   ICC profile's APP2 segments only in order: segments out of order are put in order first (the
+///   rebuilt JPEG has them so), and a JPEG whose segments do not make one profile is encoded from
+///   its pixels; ``ImageOutput/notes(for:options:)`` says which.
 /// - Otherwise pixels are encoded. ``ImageWriteOptions/lossless`` keeps every sample (default,
 ///   ``ImageWriteOptions/writesLossless(source:)``: lossy when a quality is given, else lossless
 ///   when the source is: PNG, APNG, GIF, lossless WebP).
