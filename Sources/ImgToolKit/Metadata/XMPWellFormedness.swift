@@ -2,8 +2,9 @@ extension XMPPacket {
     /// Why the packet cannot be parsed as XML, in a few words (`an attribute value is not closed
     /// (byte 312)`); `nil` when it can.
     ///
-    /// The packet must be UTF-8 (a byte-order mark first and NUL padding last are allowed) holding
-    /// one well-formed element, as XML 1.0 and XML namespaces say: every tag closed and closed in
+    /// The packet must hold one well-formed element, as XML 1.0 and XML namespaces say (a UTF-8
+    /// byte-order mark first and NUL padding last are allowed; bytes that are not UTF-8 are taken
+    /// as Latin-1, as Adobe's XMP Toolkit and ExifTool read them, since only the markup matters): every tag closed and closed in
     /// order, attribute values quoted and closed, no attribute twice, every `&` a reference,
     /// comments, CDATA sections and processing instructions ended, nothing but white space and
     /// those outside the element, and every prefix bound by an `xmlns:` declaration in scope. A
@@ -32,7 +33,6 @@ private struct XMPWellFormedness {
     }
 
     mutating func problem() -> String? {
-        guard String(validating: input[index..<end], as: UTF8.self) != nil else { return "it is not UTF-8 text" }
         var rootSeen = false
         while index < end {
             let byte = input[index]
