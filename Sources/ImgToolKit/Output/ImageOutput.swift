@@ -117,7 +117,8 @@ public struct ImageOutput: Sendable {
 
     /// Problems worth a note before writing `source` with ``codec``: transparency that the
     /// format cannot hold (it is flattened), metadata it cannot hold whole (a JPEG's EXIF past
-    /// 64 KB is rebuilt without its largest parts). One sentence each; empty when there is none.
+    /// 64 KB is rebuilt without its largest parts), delays or plays past what the format holds
+    /// (clamped, ``AnimationLimits``). One sentence each; empty when there is none.
     public func notes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
         var notes: [String] = []
         if !codec.capabilities.contains(.writeAlpha), !source.isOpaque {
@@ -129,6 +130,20 @@ public struct ImageOutput: Sendable {
         if options.metadata != .none, let noting = codec as? any MetadataNoting {
             let (exif, xmp) = OutputColor.metadata(of: source.info, choice: options.metadata)
             notes += noting.metadataNotes(exif: exif, xmp: xmp)
+        }
+        if codec.capabilities.contains(.writeAnimation), source.info.isAnimated,
+            let limits = AnimationLimits.limits(for: codec.format)
+        {
+            // The timeline the writer clamps: after folding (``WrittenTiming``), before clamping.
+            let timeline = source.foldedForWriting(as: codec.format)?.info ?? source.info
+            let name =
+                switch codec.format {
+                case .png, .apng: "APNG"
+                case .jxl: "JPEG XL"
+                case .webp: "WebP"
+                default: codec.format.rawValue.uppercased()
+                }
+            notes += limits.notes(for: timeline, plays: options.plays ?? source.info.plays, formatName: name)
         }
         return notes
     }

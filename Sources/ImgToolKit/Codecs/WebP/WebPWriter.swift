@@ -34,9 +34,6 @@ struct WebPWriter {
     /// `ICCP`, `EXIF` and `XMP ` chunks added to the file (see ``describing(_:)``).
     var metadataChunks: [(tag: String, data: [UInt8])] = []
 
-    /// The largest frame duration WebP stores (24 bits of milliseconds).
-    static let maxDuration = (1 << 24) - 1
-
     /// The settings for `options`, with the defaults taken from the source's `info`.
     init(options: ImageWriteOptions, source info: ImageInfo) {
         lossless = options.writesLossless(source: info)
@@ -47,9 +44,10 @@ struct WebPWriter {
     }
 
     /// Encodes `source` into `sink`: a still WebP for a one-frame source, else an animation.
-    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100, plays outside
-    ///   0-65535, a canvas over 16383 pixels a side or a delay over 16777215 ms; a decoding error
-    ///   from `source`; `writeFailed` when libwebp fails; `cancelled`.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100 or a canvas over
+    ///   16383 pixels a side; a decoding error from `source`; `writeFailed` when libwebp fails;
+    ///   `cancelled`. (A delay over 16777215 ms and plays over 65535 are clamped,
+    ///   ``AnimationLimits``.)
     func write(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         async throws(ImgToolError)
     {
@@ -68,12 +66,8 @@ struct WebPWriter {
         guard method >= 0 else {
             throw ImgToolError(.invalidArgument, "WebP compression level \(method) is out of range: 0...9")
         }
-        let plays = self.plays ?? info.plays
-        guard (0...0xFFFF).contains(plays) else {
-            throw ImgToolError(
-                .invalidArgument, "cannot write a WebP that plays \(plays) times: the loop count is 16 bits (0...65535)"
-            )
-        }
+        // Past 65535 plays, the most ANIM's loop count holds (``AnimationLimits``; noted before).
+        let plays = AnimationLimits.webp.clamped(plays: self.plays ?? info.plays)
         let maxSide = Int(WEBP_MAX_DIMENSION)
         guard (1...maxSide).contains(info.width), (1...maxSide).contains(info.height) else {
             throw ImgToolError(
@@ -158,12 +152,6 @@ struct WebPWriter {
             defer { elapsed += max(frame.info.delay, .zero) }
             if shouldStop() { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
             guard frame.index >= range.lowerBound else { continue }
-            guard frame.info.delay <= .milliseconds(Self.maxDuration) else {
-                throw ImgToolError(
-                    .invalidArgument,
-                    "cannot write frame \(frame.index) of \(frame.info.delay.milliseconds) ms as WebP: at most \(Self.maxDuration) ms"
-                )
-            }
             let timestamp = Self.timestamp(elapsed)
             if start == nil { start = timestamp }
             try encoder.add(prepared(frame.image), at: timestamp, index: frame.index, config: config)
