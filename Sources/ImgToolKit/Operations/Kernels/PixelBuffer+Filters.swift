@@ -269,14 +269,19 @@ struct GaussianFilter: Sendable {
         let height = source.count / (width * 4)
         let premultiplied = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width * height)
         defer { premultiplied.deallocate() }
-        source.withUnsafeBufferPointer { source in
-            guard let base = source.baseAddress else { return }
+        let premultipliedAll = source.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return true }
             let pixels = UnsafeRawPointer(base).assumingMemoryBound(to: SIMD4<S>.self)
-            for i in 0..<(width * height) {
-                let pixel = SIMD4<Float>(pixels[i])
-                premultiplied[i] = pixel * SIMD4<Float>(pixel[3], pixel[3], pixel[3], 1)
+            for y in 0..<height {
+                if y % FilterStop.rows == 0, stop?.shouldStop() == true { return false }
+                for i in (y * width)..<((y + 1) * width) {
+                    let pixel = SIMD4<Float>(pixels[i])
+                    premultiplied[i] = pixel * SIMD4<Float>(pixel[3], pixel[3], pixel[3], 1)
+                }
             }
+            return true
         }
+        guard premultipliedAll else { return nil }
         let image = UncheckedSendablePixels(base: premultiplied.baseAddress.unsafelyUnwrapped)
         /// Filters lines `lines` (rows when `stride` is 1, else columns), each `count` long;
         /// `false` when `stop` said to stop first.
@@ -305,14 +310,22 @@ struct GaussianFilter: Sendable {
                 guard done.side, done.main else { return nil }
             }
         }
-        return [S](unsharedUninitializedCapacity: source.count) { output, initialized in
-            source.withUnsafeBufferPointer { source in
-                guard let base = source.baseAddress, let out = output.baseAddress else { return }
+        var stored = true
+        let result = [S](unsharedUninitializedCapacity: source.count) { output, initialized in
+            stored = source.withUnsafeBufferPointer { source in
+                guard let base = source.baseAddress, let out = output.baseAddress else { return true }
                 let pixels = UnsafeRawPointer(base).assumingMemoryBound(to: SIMD4<S>.self)
-                for i in 0..<(width * height) { store(premultiplied[i], over: pixels[i], into: out + i &* 4) }
+                for y in 0..<height {
+                    if y % FilterStop.rows == 0, stop?.shouldStop() == true { return false }
+                    for i in (y * width)..<((y + 1) * width) {
+                        store(premultiplied[i], over: pixels[i], into: out + i &* 4)
+                    }
+                }
+                return true
             }
-            initialized = source.count
+            initialized = stored ? source.count : 0
         }
+        return stored ? result : nil
     }
 
     /// Output rows `rows` into `output`, which starts at the first of them; `false` when `stop`
