@@ -61,7 +61,7 @@ struct ActionableErrorsCLITests {
         #expect(!run.stderr.contains("--width"), "\(run.stderr)")
     }
 
-    @Test("--max-frames says how many frames a GIF and a WebP have, not the limit plus one")
+    @Test("--max-frames says how many frames a GIF, a WebP and a JPEG XL have, not the limit plus one")
     func frameCount() throws {
         let folder = try makeTemporaryFolder("errors")
         let spinner = Self.samples + "/spinner.gif"
@@ -75,6 +75,11 @@ struct ActionableErrorsCLITests {
         let again = try CLIRunner.run(["info", "spinner.webp", "--max-frames", "5"], in: folder)
         #expect(again.status == 1)
         #expect(again.stderr.contains("spinner.webp: animation has 24 frames, over the limit of 5"), "\(again.stderr)")
+        let jxl = try CLIRunner.run(["convert", spinner, "spinner.jxl", "--level", "1"], in: folder)
+        #expect(jxl.status == 0, "\(jxl.stderr)")
+        let third = try CLIRunner.run(["info", "spinner.jxl", "--max-frames", "2"], in: folder)
+        #expect(third.status == 1)
+        #expect(third.stderr.contains("spinner.jxl: animation has 24 frames, over the limit of 2"), "\(third.stderr)")
     }
 
     @Test("--profile with a profile that cannot describe an output names its class and the file")
