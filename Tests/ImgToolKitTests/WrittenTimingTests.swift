@@ -276,6 +276,17 @@ struct AnimationLimitsTests {
         }
     }
 
+    @Test("a WebP that would play longer than libwebp's 32-bit frame times is a clear error, not a wrapped time")
+    func webPTotal() async {
+        let source = TimedSource(delaysMs: Array(repeating: 16_777_215, count: 129), playTimes: true)
+        await #expect {
+            _ = try await WebPCodec().encode(source, options: ImageWriteOptions(lossless: true))
+        } throws: { error in
+            (error as? ImgToolError)?.code == .invalidArgument
+                && (error as? ImgToolError)?.message.contains("libwebp's frame times end at 2147483.647 s") == true
+        }
+    }
+
     @Test("frame lists and seconds as notes print them")
     func wording() {
         #expect(AnimationLimits.frameList([3]) == "frame 3")

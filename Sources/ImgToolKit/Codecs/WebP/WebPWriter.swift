@@ -46,8 +46,8 @@ struct WebPWriter {
     /// Encodes `source` into `sink`: a still WebP for a one-frame source, else an animation.
     /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100 or a canvas over
     ///   16383 pixels a side; a decoding error from `source`; `writeFailed` when libwebp fails;
-    ///   `cancelled`. (A delay over 16777215 ms and plays over 65535 are clamped,
-    ///   ``AnimationLimits``.)
+    ///   `cancelled`; `invalidArgument` for an animation that plays for more than 2^31 - 1 ms.
+    ///   (A delay over 16777215 ms and plays over 65535 are clamped, ``AnimationLimits``.)
     func write(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         async throws(ImgToolError)
     {
@@ -68,6 +68,15 @@ struct WebPWriter {
         }
         // Past 65535 plays, the most ANIM's loop count holds (``AnimationLimits``; noted before).
         let plays = AnimationLimits.webp.clamped(plays: self.plays ?? info.plays)
+        // WebPAnimEncoder takes each frame's start as an int of milliseconds: a play past 2^31 - 1
+        // ms (24.8 days, 128 frames of the longest delay) cannot be given to it.
+        let total = info.frames.reduce(Duration.zero) { $0 + max($1.delay, .zero) }
+        guard info.frameCount <= 1 || total <= .milliseconds(Int(Int32.max)) else {
+            throw ImgToolError(
+                .invalidArgument,
+                "cannot write a WebP animation that plays for \(AnimationLimits.seconds(total)): libwebp's frame times end at 2147483.647 s"
+            )
+        }
         let maxSide = Int(WEBP_MAX_DIMENSION)
         guard (1...maxSide).contains(info.width), (1...maxSide).contains(info.height) else {
             throw ImgToolError(
