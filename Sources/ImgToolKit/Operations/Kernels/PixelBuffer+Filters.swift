@@ -442,11 +442,17 @@ final class FilterStop: Sendable {
     /// Rows (or lines) between two questions: a few milliseconds of work on a 12 MP image.
     static let rows = 8
     private let raised = Locked(false)
+    private let isCancelled: @Sendable () -> Bool
+
+    /// A stop that asks `isCancelled`; by default, whether the current task is cancelled.
+    init(isCancelled: @escaping @Sendable () -> Bool = { Task.isCancelled }) {
+        self.isCancelled = isCancelled
+    }
 
     /// Whether the task that started the filter is cancelled.
     func shouldStop() -> Bool {
         if raised.withLock({ $0 }) { return true }
-        guard Task.isCancelled else { return false }
+        guard isCancelled() else { return false }
         raised.withLock { $0 = true }
         return true
     }
