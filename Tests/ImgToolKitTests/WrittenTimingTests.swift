@@ -287,6 +287,19 @@ struct AnimationLimitsTests {
         }
     }
 
+    @Test("AVIF's timescale is coarser when the sequence's total would pass 2^32 - 1 of its units")
+    func avifTimescale() throws {
+        func scale(_ delaysMs: [Int]) throws -> UInt64 {
+            try AVIFWriter.timescale(for: TimedSource(delaysMs: delaysMs, playTimes: true).info).timescale
+        }
+        #expect(try scale([40, 40]) == 1000)
+        // Three frames of 2,000,000 s (--speed 0.001 --speed 0.001 --speed 0.02 on 40 ms): 6e9 ms
+        // in all, which libavif 0.11 would store in mdhd and tkhd modulo 2^32.
+        #expect(try scale([2_000_000_000, 2_000_000_000, 2_000_000_000]) == 100)
+        #expect(try scale(Array(repeating: 4_294_967_295, count: 200)) == 1)
+        #expect(throws: ImgToolError.self) { try scale(Array(repeating: 4_294_967_295, count: 2000)) }
+    }
+
     @Test("frame lists and seconds as notes print them")
     func wording() {
         #expect(AnimationLimits.frameList([3]) == "frame 3")
