@@ -123,15 +123,20 @@ struct HTTPFetcherTests {
         }
     }
 
-    @Test("A corrupt gzip body is an error saying so")
-    func corruptCoding() async throws {
+    @Test("A corrupt gzip body and an unknown content coding are errors saying so")
+    func badCoding() async throws {
         var gzip = ContentCoding.gzip(stored: Self.png)
         gzip[gzip.count - 6] ^= 0xFF  // the CRC-32
-        try await Self.withServer(["/bad.png": .init(headers: [("Content-Encoding", "gzip")], body: gzip)]) {
-            server in
-            let error = await Self.failure(server.url("/bad.png"), fetcher: HTTPFetcher(timeout: .seconds(10)))
-            #expect(error?.code == .network)
-            #expect(error?.message.contains("content coding is corrupt") == true, "\(String(describing: error))")
+        try await Self.withServer([
+            "/bad.png": .init(headers: [("Content-Encoding", "gzip")], body: gzip),
+            "/odd.png": .init(headers: [("Content-Encoding", "x-imgtool")], body: Self.png),
+        ]) { server in
+            for path in ["/bad.png", "/odd.png"] {
+                let error = await Self.failure(server.url(path), fetcher: HTTPFetcher(timeout: .seconds(10)))
+                #expect(error?.code == .network)
+                #expect(
+                    error?.message == "the body's content coding cannot be decoded", "\(String(describing: error))")
+            }
         }
     }
 

@@ -254,7 +254,8 @@ final class CurlTransfer: Sendable {
         case IMGTOOL_FETCH_EMPTY_REPLY:
             return .failure(ImgToolError(.network, "the server closed the connection without answering", input: name))
         case IMGTOOL_FETCH_BAD_ENCODING:
-            return .failure(ImgToolError(.network, "the body's content coding is corrupt", input: name, cause: cause))
+            return .failure(
+                ImgToolError(.network, "the body's content coding cannot be decoded", input: name, cause: cause))
         case IMGTOOL_FETCH_BAD_RESPONSE:
             return .failure(ImgToolError(.network, "the server's answer is not HTTP", input: name, cause: cause))
         default:

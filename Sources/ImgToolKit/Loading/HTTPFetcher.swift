@@ -24,7 +24,7 @@ import Foundation
 ///   body that grows past it: `tooLarge`;
 /// - a redirect to a scheme other than `http` or `https` (`file:`, `ftp:`...), or more than
 ///   ``maxRedirects`` redirects: `network`; neither is followed;
-/// - a body whose content coding is corrupt: `network`;
+/// - a body whose content coding is corrupt or unknown: `network`;
 /// - cancellation of the calling task: `cancelled`.
 public struct HTTPFetcher: DataFetching {
     /// Largest body accepted, in bytes, counted after decoding. Default 512 MiB.
