@@ -21,7 +21,13 @@ final class CurlTransfer: Sendable {
         /// Set by the cancellation handler; a transfer not started by then never starts.
         var cancelled = false
         var handle: Handle?
-        var body: [UInt8] = []
+        /// The body so far, in blocks of about ``blockSize`` bytes (or one of the declared
+        /// length), so that what has arrived is never copied to grow it: a body near the cap
+        /// would otherwise need the cap and the half-size buffer it was grown from (1.5 to 2
+        /// times the cap). Joined once, at the end.
+        var blocks: [[UInt8]] = []
+        /// Bytes in `blocks`.
+        var received = 0
         /// The body's length when the response says it (a Content-Length and no content coding).
         var expected: Int?
         /// Why the transfer was stopped from a callback (a status, the byte cap).
@@ -152,7 +158,7 @@ final class CurlTransfer: Sendable {
         state.withLock {
             $0.expected = bodyLength
             $0.failure = failure
-            if failure == nil, let bodyLength { $0.body.reserveCapacity(bodyLength) }
+            if failure == nil, let bodyLength, bodyLength > 0 { $0.blocks = [Self.block(capacity: bodyLength)] }
         }
         if failure == nil { progress(FetchProgress(bytesSoFar: 0, total: bodyLength)) }
         return failure == nil
@@ -175,19 +181,48 @@ final class CurlTransfer: Sendable {
     /// The next decoded piece of the body: `false` (stop) once the body would pass the cap.
     private func receiveBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let update: FetchProgress? = state.withLock {
-            if $0.body.count + bytes.count > maxBytes {
+            if $0.received + bytes.count > maxBytes {
                 $0.failure = ImgToolError(
                     .tooLarge, "body passed the limit of \(maxBytes) bytes while downloading", input: name,
                     limit: .bytes)
-                $0.body = []
+                $0.blocks = []
                 return nil
             }
-            $0.body.append(contentsOf: bytes)
-            return FetchProgress(bytesSoFar: $0.body.count, total: $0.expected)
+            if let last = $0.blocks.last, last.count + bytes.count <= last.capacity {
+                $0.blocks[$0.blocks.count - 1].append(contentsOf: bytes)
+            } else {
+                var block = Self.block(capacity: max(bytes.count, Self.blockSize))
+                block.append(contentsOf: bytes)
+                $0.blocks.append(block)
+            }
+            $0.received += bytes.count
+            return FetchProgress(bytesSoFar: $0.received, total: $0.expected)
         }
         guard let update else { return false }
         progress(update)
         return true
+    }
+
+    /// The size of a body block when the body's length is not known.
+    private static let blockSize = 1 << 20
+
+    private static func block(capacity: Int) -> [UInt8] {
+        var block: [UInt8] = []
+        block.reserveCapacity(capacity)
+        return block
+    }
+
+    /// The body in one array, `blocks` emptied as they are copied.
+    private static func join(_ blocks: inout [[UInt8]], count: Int) -> [UInt8] {
+        if blocks.count <= 1 { return blocks.popLast() ?? [] }
+        var body: [UInt8] = []
+        body.reserveCapacity(count)
+        for index in blocks.indices {
+            body.append(contentsOf: blocks[index])
+            blocks[index] = []
+        }
+        blocks = []
+        return body
     }
 
     /// The fetch's result from how the transfer ended.
@@ -195,7 +230,7 @@ final class CurlTransfer: Sendable {
         [UInt8], ImgToolError
     > {
         let (failure, received) = state.withLock { state -> (ImgToolError?, Int) in
-            (state.failure, state.body.count)
+            (state.failure, state.received)
         }
         // OpenSSL's words without its library and error numbers: "OpenSSL/3.0.19:
         // error:0A00010B:SSL routines::wrong version number" is "wrong version number".
@@ -210,9 +245,7 @@ final class CurlTransfer: Sendable {
         switch result.outcome {
         case IMGTOOL_FETCH_DONE:
             if let failure { return .failure(failure) }
-            var body: [UInt8] = []
-            state.withLock { swap(&body, &$0.body) }
-            return .success(body)
+            return .success(state.withLock { Self.join(&$0.blocks, count: $0.received) })
         case IMGTOOL_FETCH_STOPPED:
             return .failure(failure ?? ImgToolError(.network, "fetch stopped", input: name, cause: cause))
         case IMGTOOL_FETCH_CANCELLED:
