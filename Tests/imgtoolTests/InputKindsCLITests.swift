@@ -208,3 +208,48 @@ final class LoopbackProcess {
         process.waitUntilExit()
     }
 }
+
+extension InputKindsCLITests {
+    /// A loopback server whose every answer is a gzip-coded body of 64 MiB of zeros (about 64 KB
+    /// on the wire).
+    static func gzipBombServer() throws -> LoopbackProcess {
+        try LoopbackProcess(
+            script: """
+                import gzip, http.server
+                body = gzip.compress(bytes(64 << 20), compresslevel=1)
+                class Bomb(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                        self.send_response(200)
+                        self.send_header("Content-Encoding", "gzip")
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                    def log_message(self, *args):
+                        pass
+                server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Bomb)
+                print(server.server_address[1], flush=True)
+                server.serve_forever()
+                """)
+    }
+
+    @Test("--max-bytes counts a gzip download as it is decoded, in a command and in a batch job")
+    func gzipBombStopsAtTheLimit() throws {
+        let bomb = try Self.gzipBombServer()
+        defer { bomb.stop() }
+        let url = "http://127.0.0.1:\(bomb.port)/bomb.gif"
+        let run = try CLIRunner.run(["info", url, "--max-bytes", "1000000"])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("error: \(url): "), "\(run.stderr)")
+        #expect(run.stderr.contains("passed the limit of 1000000 bytes while downloading"), "\(run.stderr)")
+
+        let folder = try makeTemporaryFolder("gzip-bomb-batch")
+        let jobs = BatchCLITests.line("bomb", ["info", url, "--max-bytes", "1000000"])
+        try Data(jobs.utf8).write(to: URL(fileURLWithPath: folder + "/jobs.ndjson"))
+        let batch = try CLIRunner.run(["batch", "jobs.ndjson"], in: folder)
+        #expect(batch.status == 1, "\(batch.stderr)")
+        let error = BatchCLITests.reports(batch.stdout)["bomb"]?["error"] as? String
+        #expect(
+            error?.contains("passed the limit of 1000000 bytes while downloading") == true,
+            "the shared fetcher stops at the jobs' limit, not after 64 MiB: \(batch.stdout)")
+    }
+}

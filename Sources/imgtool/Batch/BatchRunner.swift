@@ -43,7 +43,10 @@ struct BatchRunner: Sendable {
                 job: job,
                 command: refused[job.line].map { .failure(JobFile.Malformed(description: $0)) } ?? Self.parse(job))
         }
-        let fetcher = BatchFetcher(base: HTTPFetcher(timeout: timeout))
+        // A URL several jobs share is fetched once, so the download stops at the largest limit of
+        // the jobs; each job then holds its input to its own `--max-bytes`.
+        let cap = prepared.compactMap { try? $0.command.get().reading.maxBytes }.max() ?? ImageInput.defaultMaxBytes
+        let fetcher = BatchFetcher(base: HTTPFetcher(maxBytes: cap, timeout: timeout))
         let cache = LoadedImageCache()
         var urls: [String] = []
         var keys: [String] = []

@@ -48,6 +48,9 @@ protocol BatchableCommand: AsyncParsableCommand, Sendable {
     var inputNames: [String] { get }
     /// The file or folder written; `nil` for a command that writes nothing.
     var outputPath: String? { get }
+    /// How the inputs are read: a batch's shared fetcher stops a download at the largest
+    /// `--max-bytes` of its jobs.
+    var reading: InputOptions { get }
     /// Does the work.
     /// - Throws: ``ImgToolError`` naming the failing input or output, or `ValidationError` for a
     ///   usage error found only once the inputs are open (an animation written as JPEG).
