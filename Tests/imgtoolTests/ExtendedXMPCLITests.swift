@@ -48,6 +48,8 @@ struct ExtendedXMPCLITests {
         try MetadataDropCLITests.write(try await Self.photo(), "photo.jpg", in: folder)
         let info = try CLIRunner.run(["info", "--json", "photo.jpg"], in: folder)
         #expect(info.stdout.contains(#""gps":true"#), "\(info.stdout)")
+        let text = try CLIRunner.run(["info", "photo.jpg"], in: folder)
+        #expect(text.stdout.contains("metadata XMP extended XMP GPS position"), "\(text.stdout)")
 
         for output in ["out.jxl", "out.png", "out.webp", "out.jpg"] {
             let run = try CLIRunner.run(["convert", "photo.jpg", output, "--keep-metadata"], in: folder)
@@ -72,6 +74,10 @@ struct ExtendedXMPCLITests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try MetadataDropCLITests.write(try await Self.photo(skew: 4), "photo.jpg", in: folder)
         #expect(try CLIRunner.run(["info", "--json", "photo.jpg"], in: folder).stdout.contains(#""gps":null"#))
+        let info = try CLIRunner.run(["info", "photo.jpg"], in: folder)
+        #expect(info.stdout.contains("metadata XMP GPS unknown"), "\(info.stdout)")
+        #expect(
+            info.lines.last == "  extended xmp: cannot be reassembled (bytes from 100 are missing)", "\(info.stdout)")
         let run = try CLIRunner.run(["convert", "photo.jpg", "out.jxl", "--keep-metadata"], in: folder)
         #expect(run.status == 0)
         #expect(
