@@ -161,4 +161,19 @@ struct ExtendedXMPTests {
         #expect(!Self.contains(edited, "http://ns.adobe.com/xmp/extension/") && !Self.contains(edited, Self.latitude))
         #expect(Self.contains(edited, "<dc:format>image/jpeg</dc:format>"))
     }
+
+    @Test("A main packet that cannot be parsed is dropped with the extension it names, with a warning for each")
+    func unparsableMainPacket() async throws {
+        let text = Self.extensionPacket(gps: false)
+        let guid = MD5.uppercaseHex(text)
+        let main = Self.mainPacket(naming: guid).dropLast(12)  // without </x:xmpmeta>
+        let jpeg = try await Self.jpeg(
+            main: Array(main), extensions: Self.extensionSegments(text, guid: guid, split: 9))
+        let info = try ImageSource(data: jpeg, name: "photo.jpg").info
+        #expect(info.xmpExtension == text && info.xmpParseProblem != nil && info.gpsIsUnknown)
+        #expect(
+            info.metadataWarnings(keeping: .keep).last == "the extended XMP the XMP packet names is dropped with it")
+        let edited = try #require(JPEGMetadataEditor(choice: .keep).edited(jpeg))
+        #expect(!Self.contains(edited, "http://ns.adobe.com/xmp/extension/") && !Self.contains(edited, "xap/1.0"))
+    }
 }

@@ -40,6 +40,8 @@ extension ImageInfo {
         }
         if choice == .keep, let problem = xmpExtensionProblem {
             warnings.append("the extended XMP \(problem): it is dropped")
+        } else if choice == .keep, xmpParseProblem != nil, xmpExtension != nil {
+            warnings.append("the extended XMP the XMP packet names is dropped with it")
         }
         return warnings
     }
