@@ -120,6 +120,16 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // libcurl for ImgToolKit's HTTPFetcher, loaded on the first fetch (see include/CCurlFetch.h).
+        .target(
+            name: "CCurlFetch",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // The resampler's passes on 256-bit vectors, chosen at run time (see
         // include/CResample.h): the same results to the bit as the Swift loops.
         .target(
@@ -132,7 +142,9 @@ let package = Package(
         ),
         .target(
             name: "ImgToolKit",
-            dependencies: ["CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor"],
+            dependencies: [
+                "CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor", "CCurlFetch",
+            ],
             swiftSettings: strictSwift
         ),
         .executableTarget(

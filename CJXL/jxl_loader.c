@@ -28,6 +28,7 @@ static struct {
     JxlDecoderStatus (*JxlDecoderImageOutBufferSize)(const JxlDecoder* dec, const JxlPixelFormat* format, size_t* size);
     JxlDecoderStatus (*JxlDecoderProcessInput)(JxlDecoder* dec);
     size_t (*JxlDecoderReleaseBoxBuffer)(JxlDecoder* dec);
+    size_t (*JxlDecoderReleaseInput)(JxlDecoder* dec);
     size_t (*JxlDecoderReleaseJPEGBuffer)(JxlDecoder* dec);
     JxlDecoderStatus (*JxlDecoderSetBoxBuffer)(JxlDecoder* dec, uint8_t* data, size_t size);
     JxlDecoderStatus (*JxlDecoderSetDecompressBoxes)(JxlDecoder* dec, JXL_BOOL decompress);
@@ -185,6 +186,13 @@ static void load_library(void) {
         return;
     }
     *(void **)&real.JxlDecoderReleaseBoxBuffer = symbol;
+    symbol = NULL;
+    for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderReleaseInput");
+    if (symbol == NULL) {
+        snprintf(load_error, sizeof load_error, "libjxl.so.0.7 has no JxlDecoderReleaseInput");
+        return;
+    }
+    *(void **)&real.JxlDecoderReleaseInput = symbol;
     symbol = NULL;
     for (int i = 0; i < 2 && symbol == NULL; i++) symbol = dlsym(handles[i], "JxlDecoderReleaseJPEGBuffer");
     if (symbol == NULL) {
@@ -505,6 +513,10 @@ JxlDecoderStatus JxlDecoderProcessInput(JxlDecoder* dec) {
 
 size_t JxlDecoderReleaseBoxBuffer(JxlDecoder* dec) {
     return loaded() ? real.JxlDecoderReleaseBoxBuffer(dec) : 0;
+}
+
+size_t JxlDecoderReleaseInput(JxlDecoder* dec) {
+    return loaded() ? real.JxlDecoderReleaseInput(dec) : 0;
 }
 
 size_t JxlDecoderReleaseJPEGBuffer(JxlDecoder* dec) {

@@ -30,7 +30,7 @@ struct MergeLoopbackTests {
         let fromURLs: ImageMerger.Result
         do {
             let merger = ImageMerger(
-                loader: ImageLoader(fetcher: URLSessionFetcher(timeout: .seconds(20))), placement: placement)
+                loader: ImageLoader(fetcher: HTTPFetcher(timeout: .seconds(20))), placement: placement)
             fromURLs = try await merger.merge(
                 background: try ImageInput(server.url("/bg.png")),
                 overlays: [try ImageInput(server.url("/ov.png")), try ImageInput(server.url("/ov.png"))])
@@ -60,7 +60,7 @@ struct MergeLoopbackTests {
             "/file-redirect.png": .init(status: 301, headers: [("Location", "file:///etc/passwd")]),
             "/page.html": .init(body: Array("<html>hello</html>".utf8)),
         ])
-        let loader = ImageLoader(fetcher: URLSessionFetcher(timeout: .seconds(20)), options: .init(keepGoing: true))
+        let loader = ImageLoader(fetcher: HTTPFetcher(timeout: .seconds(20)), options: .init(keepGoing: true))
         let names = ["/missing.png", "/short.png", "/redirect.png", "/file-redirect.png", "/page.html"].map(server.url)
         let results = await loader.loadResults(try names.map { try ImageInput($0) })
         await server.stop()
@@ -87,7 +87,7 @@ struct MergeLoopbackTests {
         await server.stop()
         let name = server.url("/a.png")
         let error = await #expect(throws: ImgToolError.self) {
-            try await ImageLoader(fetcher: URLSessionFetcher(timeout: .seconds(20))).load(try ImageInput(name))
+            try await ImageLoader(fetcher: HTTPFetcher(timeout: .seconds(20))).load(try ImageInput(name))
         }
         #expect(error?.code == .network)
         #expect(error?.input == name)

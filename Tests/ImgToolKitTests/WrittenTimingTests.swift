@@ -26,12 +26,16 @@ private struct TimedSource: FrameSource {
 
     final class Reader: FrameReader {
         let info: ImageInfo
+        let image: (Int) -> PixelBuffer
         var next = 0
-        init(info: ImageInfo) { self.info = info }
+        init(info: ImageInfo, image: @escaping (Int) -> PixelBuffer = TimedSource.image) {
+            self.info = info
+            self.image = image
+        }
         func nextFrame() throws(ImgToolError) -> Frame? {
             guard next < info.frameCount else { return nil }
             defer { next += 1 }
-            return Frame(info: info.frames[next], image: TimedSource.image(next))
+            return Frame(info: info.frames[next], image: image(next))
         }
     }
 }
@@ -178,5 +182,131 @@ struct WrittenTimingTests {
         }
         let halved = try await ImageSource(data: zero.build(), name: "zero.gif").applying([.timing(.speed(2))])
         #expect(halved.info.frames.map(\.delay) == [.milliseconds(50), .milliseconds(50)])
+    }
+}
+
+/// `count` frames of one and the same picture, each shown for `delay`.
+private struct SameFrames: FrameSource {
+    var info: ImageInfo
+
+    init(count: Int, delay: Duration) {
+        let frames = (0..<count).map { index in
+            FrameInfo(
+                index: index, delay: delay, region: FrameRegion(x: 0, y: 0, width: 4, height: 4), disposal: .none,
+                blend: .source)
+        }
+        info = ImageInfo(format: .png, width: 4, height: 4, bitDepth: 8, colorType: .rgb, frames: frames, plays: 0)
+        info.delaysArePlayTimes = true
+        info.framesAreDerived = true
+    }
+
+    var isOpaque: Bool { true }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        TimedSource.Reader(info: info, image: { _ in TimedSource.image(3) })
+    }
+}
+
+/// ``AnimationLimits``: a delay or a play count past what a format holds is clamped to it, with a
+/// note, never stored modulo the field's width (issue 42).
+@Suite("Animation limits", .timeLimit(.minutes(5)))
+struct AnimationLimitsTests {
+    /// Each writer's longest delay (ms) and most plays (`nil`: AVIF stores none; read back as 0).
+    static let limits: [(longest: Double, plays: Int?)] = [
+        (655_350, 65536), (65_535_000, Int(Int32.max)), (16_777_215, 65535), (4_294_967_295, nil),
+        (4_294_967_295, Int(UInt32.max)),
+    ]
+
+    @Test("a delay past the format's range is clamped to it, not wrapped; plays too", arguments: 0..<5)
+    func clamped(_ writer: Int) async throws {
+        let (name, codec, base) = WrittenTimingTests.writers[writer]
+        let (longest, mostPlays) = Self.limits[writer]
+        // 5,000,000 s is past every format's range (2^32 ms wraps it to 705,032.704 s); 30,000 s
+        // is past GIF's and WebP's.
+        let source = TimedSource(delaysMs: [5_000_000_000, 40, 30_000_000], playTimes: true)
+        var options = base
+        options.plays = 5_000_000_000
+        let bytes = try await codec.encode(source, options: options)
+        let (delays, frames) = try WrittenTimingTests.readBack(bytes, "out.\(name)")
+        let wanted = [5_000_000_000, 40, 30_000_000].map { min(Double($0), longest) }
+        // AVIF's sequence lasts more than 2^32 ms: written in 10 ms units (AVIFWriter.timescale).
+        let tolerance = name == "avif" ? 10.0 : 0
+        #expect(zip(delays, wanted).allSatisfy { abs($0 - $1) <= tolerance }, "\(name): \(delays), wanted \(wanted)")
+        #expect(frames == [0, 1, 2].map(TimedSource.image), "\(name)")
+        #expect(try ImageSource(data: bytes, name: "out.\(name)").info.plays == mostPlays ?? 0, "\(name)")
+
+        let notes = ImageOutput(path: "out.\(name)", codec: codec).notes(for: source, options: options)
+        let limit = AnimationLimits.seconds(.milliseconds(Int(longest)))
+        #expect(
+            notes.contains {
+                $0.contains("delays up to \(limit): frames 0 and 2 (up to 5000000 s) written as \(limit)")
+            }
+                || notes.contains { $0.contains("delays up to \(limit): frame 0 (5000000 s) written as \(limit)") },
+            "\(name): \(notes)")
+        if let mostPlays {
+            #expect(
+                notes.contains {
+                    $0.contains(
+                        "plays at most \(mostPlays) times (or forever): 5000000000 plays are written as \(mostPlays)")
+                },
+                "\(name): \(notes)")
+        } else {
+            #expect(
+                notes.contains { $0.contains("no play count") && $0.contains("forever, not 5000000000 times") },
+                "\(notes)")
+        }
+    }
+
+    @Test("delays within range and plays 0 give no note")
+    func noNote() {
+        let source = TimedSource(delaysMs: [40, 655_350], playTimes: true)
+        for (name, codec, options) in WrittenTimingTests.writers {
+            #expect(
+                ImageOutput(path: "out.\(name)", codec: codec).notes(for: source, options: options).isEmpty, "\(name)")
+        }
+    }
+
+    @Test("GIF and APNG merge a repeated frame into the one before only while the sum fits a delay")
+    func repeatsNotMergedPastTheLimit() async throws {
+        for (name, codec, each) in [("gif", GIFCodec() as any ImageCodec, 400_000), ("png", PNGCodec(), 40_000_000)] {
+            let source = SameFrames(count: 3, delay: .milliseconds(each))
+            let (delays, _) = try WrittenTimingTests.readBack(try await codec.encode(source), "out.\(name)")
+            // Merged whole, the three would need 3 x `each`, past the format's longest delay.
+            #expect(delays == [Double(each), Double(each), Double(each)], "\(name): \(delays)")
+        }
+    }
+
+    @Test("a WebP that would play longer than libwebp's 32-bit frame times is a clear error, not a wrapped time")
+    func webPTotal() async {
+        let source = TimedSource(delaysMs: Array(repeating: 16_777_215, count: 129), playTimes: true)
+        await #expect {
+            _ = try await WebPCodec().encode(source, options: ImageWriteOptions(lossless: true))
+        } throws: { error in
+            (error as? ImgToolError)?.code == .invalidArgument
+                && (error as? ImgToolError)?.message.contains("libwebp's frame times end at 2147483.647 s") == true
+        }
+    }
+
+    @Test("AVIF's timescale is coarser when the sequence's total would pass 2^32 - 1 of its units")
+    func avifTimescale() throws {
+        func scale(_ delaysMs: [Int]) throws -> UInt64 {
+            try AVIFWriter.timescale(for: TimedSource(delaysMs: delaysMs, playTimes: true).info).timescale
+        }
+        #expect(try scale([40, 40]) == 1000)
+        // Three frames of 2,000,000 s (--speed 0.001 --speed 0.001 --speed 0.02 on 40 ms): 6e9 ms
+        // in all, which libavif 0.11 would store in mdhd and tkhd modulo 2^32.
+        #expect(try scale([2_000_000_000, 2_000_000_000, 2_000_000_000]) == 100)
+        #expect(try scale(Array(repeating: 4_294_967_295, count: 200)) == 1)
+        #expect(throws: ImgToolError.self) { try scale(Array(repeating: 4_294_967_295, count: 2000)) }
+    }
+
+    @Test("frame lists and seconds as notes print them")
+    func wording() {
+        #expect(AnimationLimits.frameList([3]) == "frame 3")
+        #expect(AnimationLimits.frameList(Array(0...23)) == "frames 0-23")
+        #expect(AnimationLimits.frameList([1, 4, 5, 6, 9]) == "frames 1, 4-6 and 9")
+        #expect(AnimationLimits.seconds(.milliseconds(655_350)) == "655.35 s")
+        #expect(AnimationLimits.seconds(.milliseconds(16_777_215)) == "16777.215 s")
+        #expect(AnimationLimits.seconds(.seconds(800)) == "800 s")
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 ///   - url: a `file:` URL or an `http:`/`https:` URL.
 ///   - options: start index, delay and loop overrides, timing policies. Default: as the file says.
 ///   - clock: where time comes from. Default `ContinuousClock()`.
-///   - fetcher: fetches http(s) URLs. Default a ``URLSessionFetcher``.
+///   - fetcher: fetches http(s) URLs. Default a ``HTTPFetcher``.
 ///   - handler: called on the main actor with the frame index, the composited canvas, and a
 ///     stop flag; set it to `true` and no further frame is delivered.
 /// - Returns: ``AnimationStatus/ok`` when the animation ended or was stopped; otherwise the
@@ -22,7 +22,7 @@ import Foundation
 @discardableResult
 public func animateImage(
     at url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-    fetcher: any DataFetching = URLSessionFetcher(),
+    fetcher: any DataFetching = HTTPFetcher(),
     handler: @escaping @MainActor @Sendable (Int, PixelBuffer, inout Bool) -> Void
 ) async -> AnimationStatus {
     await animate(.url(url, fetcher: fetcher), options: options, clock: clock, handler: handler)

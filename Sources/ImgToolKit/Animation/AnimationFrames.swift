@@ -18,7 +18,7 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     /// The frames of the image at `url` (a `file:` or `http(s):` URL).
     public init(
         url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-        fetcher: any DataFetching = URLSessionFetcher()
+        fetcher: any DataFetching = HTTPFetcher()
     ) {
         self.init(origin: .url(url, fetcher: fetcher), options: options, clock: clock)
     }
@@ -36,7 +36,7 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     ///   - input: the image.
     ///   - options: how to play. Default: as the file says.
     ///   - clock: where time comes from. Default `ContinuousClock()`.
-    ///   - fetcher: fetches http(s) inputs. Default a ``URLSessionFetcher``.
+    ///   - fetcher: fetches http(s) inputs. Default a ``HTTPFetcher``.
     public init(
         input: ImageInput, options: AnimationOptions = AnimationOptions(),
         clock: any Clock<Duration> = ContinuousClock(), fetcher: (any DataFetching)? = nil

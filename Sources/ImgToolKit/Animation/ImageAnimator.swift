@@ -25,7 +25,7 @@ public final class ImageAnimator {
     /// Creates an animator for the image at `url` (a `file:` or `http(s):` URL).
     public init(
         url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-        fetcher: any DataFetching = URLSessionFetcher()
+        fetcher: any DataFetching = HTTPFetcher()
     ) {
         scheduler = ImageFrameScheduler(url: url, options: options, clock: clock, fetcher: fetcher)
     }

@@ -33,10 +33,10 @@ public final class ImageFrameScheduler {
     ///   - url: the image.
     ///   - options: how to play. Default: as the file says.
     ///   - clock: where time comes from. Default `ContinuousClock()`.
-    ///   - fetcher: fetches http(s) URLs. Default a ``URLSessionFetcher``.
+    ///   - fetcher: fetches http(s) URLs. Default a ``HTTPFetcher``.
     public init(
         url: URL, options: AnimationOptions = AnimationOptions(), clock: any Clock<Duration> = ContinuousClock(),
-        fetcher: any DataFetching = URLSessionFetcher()
+        fetcher: any DataFetching = HTTPFetcher()
     ) {
         self.origin = .url(url, fetcher: fetcher)
         self.options = options

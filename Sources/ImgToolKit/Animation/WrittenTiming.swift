@@ -98,13 +98,31 @@ public enum WrittenTiming {
 extension FrameSource {
     /// This source as a writer of `format` writes it, by ``WrittenTiming``'s rule: `self` when
     /// no delay changes (a still, delays kept as stored, or every delay 20 ms or more), else a
-    /// source of the frames shown, each for its slot, with ``ImageInfo/delaysArePlayTimes`` set.
+    /// source of the frames shown, each for its slot, with ``ImageInfo/delaysArePlayTimes`` set;
+    /// then every delay longer than `format` holds is clamped to its
+    /// ``AnimationLimits/longestDelay`` (``ImageOutput/notes(for:options:)`` says which).
     ///
     /// The frames are read from `self` as they are written, one at a time: memory is the
     /// source's own (one canvas), whatever the frame count.
     /// - Parameter format: the format being written.
     public func timedForWriting(as format: ImageFormat) -> any FrameSource {
-        foldedForWriting(as: format) ?? self
+        retimedForWriting(as: format) ?? self
+    }
+
+    /// ``timedForWriting(as:)``'s source when it is not `self`, else `nil`.
+    func retimedForWriting(as format: ImageFormat) -> (any FrameSource)? {
+        let folded = foldedForWriting(as: format)
+        let timed: any FrameSource = folded ?? self
+        guard timed.info.frameCount > 1, let limits = AnimationLimits.limits(for: format),
+            timed.info.frames.contains(where: { $0.delay > limits.longestDelay })
+        else { return folded }
+        var info = timed.info
+        info.frames = info.frames.map { frame in
+            var frame = frame
+            frame.delay = limits.clamped(frame.delay)
+            return frame
+        }
+        return RetimedFrameSource(base: timed, info: info, order: .same)
     }
 
     /// ``timedForWriting(as:)``'s source when it is not `self`, else `nil`.

@@ -158,7 +158,26 @@ public struct ImageSource: FrameSource, RowStreamingSource {
         let list =
             readable.count > 1
             ? readable.dropLast().joined(separator: ", ") + " or " + (readable.last ?? "") : readable.joined()
+        if let brands = fileTypeBrands(data) {
+            let compatible = brands.dropFirst().map { "'\($0)'" }.joined(separator: ", ")
+            return
+                "an ISO base media file of brand '\(brands[0])'\(compatible.isEmpty ? "" : " (compatible: \(compatible))"), none of which is an image format imgtool reads (\(list))"
+        }
         return "not a \(list) file (starts with bytes \(hex(data.prefix(8))))"
+    }
+
+    /// The major brand and the compatible brands of the `ftyp` box `data` starts with (those within
+    /// `data`), each printable (other bytes as `\xNN`); `nil` when it starts with none.
+    static func fileTypeBrands(_ data: [UInt8]) -> [String]? {
+        guard data.count >= 12, data[4..<8].elementsEqual("ftyp".utf8) else { return nil }
+        let size = Int(data[0]) << 24 | Int(data[1]) << 16 | Int(data[2]) << 8 | Int(data[3])
+        let end = min(max(size, 12), data.count)
+        func brand(at offset: Int) -> String {
+            data[offset..<offset + 4].map { byte in
+                (0x20..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + hex([byte][...])
+            }.joined()
+        }
+        return [brand(at: 8)] + stride(from: 16, to: end - 3, by: 4).map(brand(at:))
     }
 
     static func hex(_ bytes: ArraySlice<UInt8>) -> String {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Fetches the bytes behind a remote URL; ``ImageLoader`` uses one for every `http(s)` input.
 ///
-/// ``URLSessionFetcher`` is the real one. Tests inject their own conformance so that no unit
+/// ``HTTPFetcher`` is the real one (``URLSessionFetcher`` goes through `URLSession` instead). Tests inject their own conformance so that no unit
 /// test touches the network, and so that a fetch can be frozen, released or failed on demand.
 ///
 /// A conformance must:

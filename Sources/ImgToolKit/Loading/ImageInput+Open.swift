@@ -15,7 +15,7 @@ extension ImageInput {
     ///   - limits: sizes refused before allocating. Default ``DecodingLimits/default``.
     ///   - decoding: orientation and shrink-on-load. Default ``DecodingOptions/default``.
     ///   - maxBytes: the largest input accepted, in bytes. Default ``defaultMaxBytes``.
-    ///   - fetcher: fetches `http(s)` inputs. Default a ``URLSessionFetcher`` with `maxBytes`.
+    ///   - fetcher: fetches `http(s)` inputs. Default a ``HTTPFetcher`` with `maxBytes`.
     ///   - registry: the codecs asked. Default ``CodecRegistry/standard``.
     ///   - progress: called as bytes arrive (standard input, memory and fetched inputs), last
     ///     with the whole count.
@@ -47,7 +47,7 @@ extension ImageInput {
                 }
                 bytes = data
             case .remote(let url):
-                let fetcher = fetcher ?? URLSessionFetcher(maxBytes: maxBytes)
+                let fetcher = fetcher ?? HTTPFetcher(maxBytes: maxBytes)
                 bytes = try await fetcher.fetch(url, name: name) { progress?($0) }
                 guard bytes.count <= maxBytes else {
                     throw ImgToolError(

@@ -70,11 +70,11 @@ public struct ImageLoader: Sendable {
 
     /// Creates a loader.
     /// - Parameters:
-    ///   - fetcher: fetches `http(s)` inputs; default a ``URLSessionFetcher`` with its defaults.
+    ///   - fetcher: fetches `http(s)` inputs; default a ``HTTPFetcher`` with its defaults.
     ///   - options: concurrency, failure policy, limits.
     ///   - observer: receives every state change of every input, from the working task.
     public init(
-        fetcher: any DataFetching = URLSessionFetcher(), options: Options = Options(),
+        fetcher: any DataFetching = HTTPFetcher(), options: Options = Options(),
         observer: (@Sendable (LoadEvent) -> Void)? = nil
     ) {
         self.fetcher = fetcher

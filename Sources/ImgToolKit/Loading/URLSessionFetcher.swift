@@ -6,6 +6,12 @@ import Foundation
 
 /// Fetches `http` and `https` URLs with `URLSession` (FoundationNetworking on Linux).
 ///
+/// ``HTTPFetcher`` is the default fetcher; this one is for sessions configured by the caller
+/// (`URLProtocol` classes, proxies). Its byte cap is checked as `URLSession` hands the decoded body
+/// to the delegate, and FoundationNetworking decodes and queues a compressed body faster than
+/// the delegate can stop it: a 1 MiB gzip body that inflates to 1 GiB can take that gigabyte of
+/// memory before the cap stops it. ``HTTPFetcher`` stops at the cap.
+///
 /// Each fetch has its own session and `FetchDelegate`, which streams the body into memory,
 /// checks the status and the byte cap, and refuses redirects to other schemes. Nothing in a
 /// fetcher is isolated to an actor: delegate callbacks arrive on the session's own queue, and

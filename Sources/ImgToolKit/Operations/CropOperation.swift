@@ -62,7 +62,7 @@ public struct CropOperation: FrameOperation, Hashable, Codable {
             guard !overflowX, !overflowY, right <= size.width, bottom <= size.height else {
                 throw ImgToolError(
                     .invalidArgument,
-                    "--crop \(region.width)x\(region.height)+\(region.x)+\(region.y): the box lies outside the \(size.width)x\(size.height) image"
+                    "--crop \(region.width)x\(region.height)+\(region.x)+\(region.y) lies outside the \(size.width)x\(size.height) image"
                 )
             }
             return region

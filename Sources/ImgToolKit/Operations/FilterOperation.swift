@@ -28,10 +28,12 @@ public enum FilterOperation: FrameOperation, Hashable, Codable {
         let filter: FilterOperation
         var keepsOpacity: Bool { true }
         func outputSize(for input: PixelSize) -> PixelSize { input }
-        func map(_ image: PixelBuffer) -> PixelBuffer {
+        /// The filtered frame; a blur or sharpen stops within a few rows when the task reading
+        /// it is cancelled.
+        func map(_ image: PixelBuffer) throws(ImgToolError) -> PixelBuffer {
             switch filter {
-            case .blur(let sigma): image.blurred(sigma: sigma)
-            case .sharpen(let sigma): image.sharpened(sigma: sigma)
+            case .blur(let sigma): try image.gaussianFilteredUnlessCancelled(.blur, sigma: sigma)
+            case .sharpen(let sigma): try image.gaussianFilteredUnlessCancelled(.sharpen(amount: 1), sigma: sigma)
             case .grayscale: image.grayscaled()
             }
         }

@@ -4,7 +4,8 @@ protocol FrameMapping: Sendable {
     /// The size of the frames made from frames of `input` size.
     func outputSize(for input: PixelSize) -> PixelSize
     /// The frame made from `image`.
-    func map(_ image: PixelBuffer) -> PixelBuffer
+    /// - Throws: ``ImgToolError`` `cancelled` from a mapping that stops when its task is.
+    func map(_ image: PixelBuffer) throws(ImgToolError) -> PixelBuffer
     /// Whether an opaque input stays opaque (no transparent border or corner is added).
     var keepsOpacity: Bool { get }
     /// Whether every frame made is opaque whatever the input (a flattening). Default `false`.
@@ -56,7 +57,7 @@ final class MappedFrameReader: FrameReader {
     func nextFrame() throws(ImgToolError) -> Frame? {
         guard let frame = try base.nextFrame() else { return nil }
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled at frame \(frame.index)") }
-        var image = mapping.map(frame.image)
+        var image = try mapping.map(frame.image)
         image.metadata = frame.image.metadata
         return Frame(info: frames[frame.index], image: image)
     }

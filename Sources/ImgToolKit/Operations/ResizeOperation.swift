@@ -34,7 +34,11 @@ public struct ResizeOperation: FrameOperation, Hashable, Codable {
                 spec = try ResizeSpec(size: size, fit: "contain")
             }
         } catch {
-            throw ImgToolError(.invalidArgument, "--resize \(size): \(error.message)")
+            // The parser names --width, --size height...: the user typed --resize.
+            throw ImgToolError(
+                .invalidArgument,
+                "--resize \(size): expected W, WxH, Wx or xH, each side a whole number of pixels above 0 or a percentage such as 50%"
+            )
         }
         self.init(spec: spec, filter: try ResampleFilter(named: filter), linear: linear)
     }

@@ -55,9 +55,10 @@ extension FrameSource {
             try sink.append(try encoder.encode(image))
             return
         }
-        // Frames under 20 ms folded, as every animated writer does (``WrittenTiming``).
-        if let folded = foldedForWriting(as: .apng) {
-            try await folded.writePNG(
+        // Frames under 20 ms folded and delays past 65535 s clamped, as every animated writer
+        // does (``WrittenTiming``, ``AnimationLimits``).
+        if let retimed = retimedForWriting(as: .apng) {
+            try await retimed.writePNG(
                 into: &sink, plays: plays, depth: depth, encoder: encoder, progress: progress, lookAhead: lookAhead)
             return
         }
@@ -98,7 +99,8 @@ extension FrameSource {
             }
         }
         let writer = try APNGWriter(
-            sink: sink, width: info.width, height: info.height, frameCount: info.frameCount, plays: plays ?? info.plays,
+            sink: sink, width: info.width, height: info.height, frameCount: info.frameCount,
+            plays: AnimationLimits.apng.clamped(plays: plays ?? info.plays),
             layout: analysis.layout, encoder: encoder)
         // The reader's errors name the input; the writer's are the output's.
         let rest = rereads ? try makeFrameReader(depth: depth) : reader

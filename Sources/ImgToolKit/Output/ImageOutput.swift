@@ -118,8 +118,9 @@ public struct ImageOutput: Sendable {
     /// Problems worth a note before writing `source` with ``codec``: transparency that the
     /// format cannot hold (it is flattened), metadata it cannot hold whole (a JPEG's EXIF past
     /// 64 KB is rebuilt without its largest parts, an ICC profile past 255 APP2 segments makes
-    /// the pixels sRGB), a JPEG recompressed into JPEG XL with its ICC segments put in order.
-    /// One sentence each; empty when there is none.
+    /// the pixels sRGB), a JPEG recompressed into JPEG XL with its ICC segments put in order,
+    /// delays or plays past what the format holds (clamped, ``AnimationLimits``). One sentence
+    /// each; empty when there is none.
     public func notes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
         var notes: [String] = []
         if !codec.capabilities.contains(.writeAlpha), !source.isOpaque {
@@ -130,6 +131,20 @@ public struct ImageOutput: Sendable {
         }
         if let noting = codec as? any MetadataNoting {
             notes += noting.metadataNotes(for: source, options: options)
+        }
+        if codec.capabilities.contains(.writeAnimation), source.info.isAnimated,
+            let limits = AnimationLimits.limits(for: codec.format)
+        {
+            // The timeline the writer clamps: after folding (``WrittenTiming``), before clamping.
+            let timeline = source.foldedForWriting(as: codec.format)?.info ?? source.info
+            let name =
+                switch codec.format {
+                case .png, .apng: "APNG"
+                case .jxl: "JPEG XL"
+                case .webp: "WebP"
+                default: codec.format.rawValue.uppercased()
+                }
+            notes += limits.notes(for: timeline, plays: options.plays ?? source.info.plays, formatName: name)
         }
         return notes
     }

@@ -43,7 +43,7 @@ struct BatchRunner: Sendable {
                 job: job,
                 command: refused[job.line].map { .failure(JobFile.Malformed(description: $0)) } ?? Self.parse(job))
         }
-        let fetcher = BatchFetcher(base: URLSessionFetcher(timeout: timeout))
+        let fetcher = BatchFetcher(base: HTTPFetcher(timeout: timeout))
         let cache = LoadedImageCache()
         var urls: [String] = []
         var keys: [String] = []

@@ -96,7 +96,7 @@ struct ConvertCommand: BatchableCommand {
         let opened = try await reading.open(parsed[0], in: context)
         for warning in opened.info.warnings { context.note("warning: \(input): \(warning)") }
         let source = try await Self.apply(
-            steps, to: opened,
+            steps, to: opened, input: input,
             context: OperationContext(
                 loader: reading.loader(in: context), limits: reading.limits, decoding: reading.decoding))
         try writing.prepare(source, for: target, input: input, in: context)
@@ -104,22 +104,20 @@ struct ConvertCommand: BatchableCommand {
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
     }
 
-    /// `steps` applied to `source`; a step that does not fit the image (a crop box outside it) is
-    /// a usage error, other failures are the input's.
-    static func apply(_ steps: [ImageOperation], to source: any FrameSource, context: OperationContext)
-        async throws -> any FrameSource
-    {
-        let result: Result<any FrameSource, ImgToolError>
+    /// `steps` applied to `source`, read from `input`: a failure that names no input is `input`'s
+    /// and names it; a step that does not fit the image (a crop box outside it) is a
+    /// ``UsageErrorAfterReading``, printed without the usage lines; other failures (a resized
+    /// image over the pixel limit) are the input's errors.
+    static func apply(
+        _ steps: [ImageOperation], to source: any FrameSource, input: String?, context: OperationContext
+    ) async throws -> any FrameSource {
         do {
-            result = .success(try await source.applying(steps, context: context))
-        } catch {
-            result = .failure(error)
-        }
-        switch result {
-        case .success(let done): return done
-        case .failure(let error) where error.code == .invalidArgument && error.input == nil:
-            throw ValidationError(error.message)
-        case .failure(let error): throw error
+            return try await source.applying(steps, context: context)
+        } catch var error {
+            guard error.input == nil && error.code != .cancelled else { throw error }
+            error.input = input
+            if error.code == .invalidArgument { throw UsageErrorAfterReading(error: error) }
+            throw error
         }
     }
 }

@@ -106,7 +106,8 @@ struct MergeCommand: BatchableCommand {
         for skipped in result.skipped { context.note("error: \(skipped.commandLineDescription) (left out)") }
         var merged = result.source
         if merged.info.isAnimated, let loops = writing.loops {
-            merged = try await ConvertCommand.apply([.timing(.loops(loops))], to: merged, context: OperationContext())
+            merged = try await ConvertCommand.apply(
+                [.timing(.loops(loops))], to: merged, input: nil, context: OperationContext())
         }
         try writing.prepare(merged, for: target, input: background, in: context)
         try await writing.write(merged, to: target, verb: "merge", in: context)

@@ -98,7 +98,7 @@ struct ResizeCommand: BatchableCommand {
         // margin left (full size: 76 ms, 0.13).
         let step = ResizeOperation(spec: spec, filter: filter, linear: linear)
         let resized = try await ConvertCommand.apply(
-            [.resize(step)], to: source,
+            [.resize(step)], to: source, input: input,
             context: OperationContext(limits: reading.limits, decoding: reading.decoding))
         try writing.prepare(resized, for: target, input: input, in: context)
         try await writing.write(resized, to: target, verb: "resize", in: context)

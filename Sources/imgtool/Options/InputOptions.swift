@@ -49,8 +49,8 @@ struct InputOptions: ParsableArguments {
     }
 
     /// The fetcher for http(s) inputs, with the byte limit and the timeout.
-    var fetcher: URLSessionFetcher {
-        URLSessionFetcher(maxBytes: maxBytes, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+    var fetcher: HTTPFetcher {
+        HTTPFetcher(maxBytes: maxBytes, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
     }
 
     /// Loader options with these limits.

@@ -52,8 +52,9 @@ struct OutputOptions: ParsableArguments {
     var alphaThreshold: Int = 128
 
     @Option(
-        help: "Flatten onto this colour (#rrggbb or a name); formats without transparency use white. (default: none)"
-    )
+        help:
+            "Flatten onto this colour (\(RGBAColor.acceptedForms)); formats without transparency use white. (default: none)",
+        transform: RGBAColor.parsingArgument)
     var background: RGBAColor?
 
     @Option(
@@ -123,19 +124,26 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// Refuses to write an animation with a codec that writes stills only (a usage error that
-    /// names the formats that can hold it), and prints the writer's notes (flattened alpha) and
-    /// the warnings about `input`'s metadata (an XMP packet that cannot be parsed is dropped).
-    /// - Throws: `ValidationError`.
+    /// Refuses to write an animation with a codec that writes stills only (a usage error naming
+    /// the output and the formats that can hold it, found once the input is read: no usage
+    /// lines), and prints the writer's notes (flattened alpha, clamped delays) and the warnings
+    /// about `input`'s metadata (an XMP packet that cannot be parsed is dropped).
+    /// - Throws: ``UsageErrorAfterReading``.
     func prepare(
         _ source: any FrameSource, for output: ImageOutput, input: String, in context: CommandContext = .standalone
     ) throws {
         if source.info.isAnimated && !output.codec.capabilities.contains(.writeAnimation) {
             let animated = CodecRegistry.standard.writers.filter { $0.capabilities.contains(.writeAnimation) }
-                .map(\.format.rawValue).joined(separator: ", ")
-            throw ValidationError(
-                "\(output.path): \(output.codec.format.rawValue.uppercased()) holds one image, and the result has \(source.info.frameCount) frames; write \(animated) instead"
-            )
+                .map(\.format.rawValue)
+            let list =
+                animated.count > 1
+                ? animated.dropLast().joined(separator: ", ") + " or " + animated[animated.count - 1]
+                : animated.joined()
+            throw UsageErrorAfterReading(
+                error: ImgToolError(
+                    .invalidArgument,
+                    "\(output.codec.format.rawValue.uppercased()) holds one image, and the result has \(source.info.frameCount) frames; write \(list) instead",
+                    input: output.path))
         }
         for warning in source.info.metadataWarnings(keeping: writeOptions.metadata) {
             context.note("warning: \(input): \(warning)")
@@ -181,5 +189,18 @@ extension RGBAColor: ExpressibleByArgument {
     /// Parses `#rgb`, `#rrggbb`, `#rrggbbaa` or a colour name.
     public init?(argument: String) {
         self.init(parsing: argument)
+    }
+
+    /// What ``RGBAColor/init(parsing:)`` takes, for help and errors.
+    static let acceptedForms =
+        "#rgb, #rrggbb or #rrggbbaa (the # optional), or white, black, red, green, blue, gray or transparent"
+
+    /// `--background`'s value, or an error listing the forms taken.
+    /// - Throws: `ValidationError`.
+    @Sendable static func parsingArgument(_ text: String) throws -> RGBAColor {
+        guard let color = RGBAColor(parsing: text) else {
+            throw ValidationError("expected \(acceptedForms)")
+        }
+        return color
     }
 }

@@ -12,9 +12,10 @@ import ImgToolKit
 /// exits with 128+N as a killed process would.
 enum StopSignals {
     /// A command's `run()`: `body` under ``cancelling(_:)``, its ``ImgToolError`` printed as one
-    /// `error:` line on stderr and turned into exit status 1; other errors (a usage error) go to
-    /// the argument parser as they are.
-    /// - Throws: `ExitCode.failure`, or `ExitCode(128 + N)` after signal N.
+    /// `error:` line on stderr and turned into exit status 1, a ``UsageErrorAfterReading`` as one
+    /// line and 64; other errors (a usage error) go to the argument parser as they are.
+    /// - Throws: `ExitCode.failure`, `ExitCode.validationFailure`, or `ExitCode(128 + N)` after
+    ///   signal N.
     static func run<Value: Sendable>(
         _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
@@ -24,6 +25,9 @@ enum StopSignals {
             if error.code == .writeFailed && error.message == ByteSink.readerGone { Console.exitIfReaderGone(EPIPE) }
             Console.error("error: \(error.commandLineDescription)")
             throw ExitCode.failure
+        } catch let usage as UsageErrorAfterReading {
+            Console.error("error: \(usage.description)")
+            throw ExitCode.validationFailure
         }
     }
 

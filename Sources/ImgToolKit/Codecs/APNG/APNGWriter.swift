@@ -55,6 +55,10 @@ public final class APNGWriter {
     private var previous: PixelBuffer?
     /// Whether a frame equal to the one before is merged into its delay.
     private let mergesRepeats: Bool
+    /// The delay of the last frame staged that is not a repeat, with its repeats merged so far.
+    private var mergedDelay = Duration.zero
+    /// The longest delay an fcTL holds.
+    private static let longestDelay = AnimationLimits.apng.longestDelay
     /// Where acTL starts, in bytes from the start of the file.
     private var actlOffset = 0
     /// The last frame committed, written once the next frame shows it is not repeated.
@@ -249,22 +253,26 @@ public final class APNGWriter {
         // Later frames cover what changed; a frame that changes nothing is merged into the one
         // before, or (when acTL cannot be corrected) covers one pixel, since fcTL cannot
         // describe an empty rectangle.
+        // A repeat is not merged when the frame it joins would then show longer than an fcTL
+        // delay holds (65535 s, ``AnimationLimits``): it covers one pixel instead.
+        let delay = max(delay, .zero)
         var repeats = false
         var region = FrameRegion(x: 0, y: 0, width: width, height: height)
         if let previous {
             if let changed = canvas.differingRegion(from: previous) {
                 region = changed
             } else {
-                repeats = mergesRepeats
+                repeats = mergesRepeats && mergedDelay + delay <= Self.longestDelay
                 region = FrameRegion(x: 0, y: 0, width: 1, height: 1)
             }
         }
+        mergedDelay = repeats ? mergedDelay + delay : delay
         let pixels =
             repeats || (region.width == width && region.height == height) ? canvas : canvas.cropped(to: region)
         previous = canvas
         stagedCount += 1
         return StagedFrame(
-            region: region, pixels: pixels, delay: max(delay, .zero), repeats: repeats, layout: layout,
+            region: region, pixels: pixels, delay: delay, repeats: repeats, layout: layout,
             encoder: encoder)
     }
 

@@ -13,10 +13,12 @@ internal import CAVIF
 /// - Both cores: libaom runs with as many threads as there are processors; a sequence without
 ///   row-based multithreading, with which libaom 3.6 mis-encodes frames (see `encode`).
 /// - 8-bit sources are written at 8 bits; deeper ones at 10 (12 when lossless). Colour: the ICC
-///   profile, or the `nclx` code points of sRGB. Sequences use a 1 ms timescale, durations
-///   rounded from the running sum, after frames under 20 ms are folded (``WrittenTiming``, as
-///   every animated writer does); libavif 0.11 writes no edit list, so a sequence plays as a
-///   player loops it (browsers: forever).
+///   profile, or the `nclx` code points of sRGB. Sequences use a 1 ms timescale (coarser for one
+///   that lasts more than 2^32 - 1 ms, ``timescale(for:)``), durations rounded from the running
+///   sum, after frames under 20 ms are folded (``WrittenTiming``, as every animated writer does)
+///   and delays past 2^32 - 1 ms clamped (``AnimationLimits``); libavif 0.11 writes no edit
+///   list, so a sequence plays as a player loops it (browsers: forever), whatever
+///   ``ImageWriteOptions/plays`` says (a note says so).
 struct AVIFWriter {
     let lossless: Bool
     let quality: Int
@@ -79,7 +81,8 @@ struct AVIFWriter {
         encoder.pointee.maxQuantizer = lossless ? 0 : min(q + 1, 63)
         encoder.pointee.minQuantizerAlpha = 0
         encoder.pointee.maxQuantizerAlpha = 0
-        encoder.pointee.timescale = 1000
+        let (unit, timescale) = try Self.timescale(for: info)
+        encoder.pointee.timescale = timescale
 
         let single = info.frames.count <= 1
         // libaom 3.6 (Debian 12's) with row-based multithreading, which libavif turns on for more
@@ -98,7 +101,7 @@ struct AVIFWriter {
         // A still's alpha is known from its pixels; a sequence's from what the source says.
         let hasAlpha = background == nil && !source.isOpaque && (!single || first.image.firstTranslucentRow() != nil)
         var written = 0
-        var timeline = MillisecondTimeline()
+        var timeline = MillisecondTimeline(maximum: Int(UInt32.max), unit: unit)
         var next: Frame? = first
         while let frame = next {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing AVIF frame \(written)") }
@@ -119,6 +122,28 @@ struct AVIFWriter {
             throw Self.failure(finished, encoder, "finish the file")
         }
         try sink.append(Array(UnsafeBufferPointer(start: bytes, count: output.size)))
+    }
+
+    /// The unit of the durations and its timescale: milliseconds, or 10 ms, 100 ms or seconds
+    /// when the sequence lasts longer than 2^32 - 1 ms. libavif 0.11 stores each sample's
+    /// duration and the track's (the sum) in 32 bits of the timescale, modulo 2^32: a 5,000,000 s
+    /// frame would read back as 705,032.704 s. Each delay is at most 2^32 - 1 ms already
+    /// (``AnimationLimits``).
+    /// - Throws: ``ImgToolError`` `invalidArgument` when the sequence lasts longer than 2^32 - 1
+    ///   seconds (136 years), which no timescale holds.
+    static func timescale(for info: ImageInfo) throws(ImgToolError) -> (unit: Duration, timescale: UInt64) {
+        guard info.frameCount > 1 else { return (.milliseconds(1), 1000) }
+        let total = info.frames.reduce(Duration.zero) { $0 + max($1.delay, .zero) }
+        let units: [(Duration, UInt64)] = [
+            (.milliseconds(1), 1000), (.milliseconds(10), 100), (.milliseconds(100), 10), (.seconds(1), 1),
+        ]
+        for (unit, timescale) in units where (total / unit).rounded() + Double(info.frameCount) <= Double(UInt32.max) {
+            return (unit, timescale)
+        }
+        throw ImgToolError(
+            .invalidArgument,
+            "cannot write an AVIF sequence that plays for \(AnimationLimits.seconds(total)): libavif 0.11 holds 2^32 - 1 s"
+        )
     }
 
     /// Converts one frame to YUV and hands it to the encoder.

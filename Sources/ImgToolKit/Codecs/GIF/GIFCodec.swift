@@ -38,10 +38,11 @@ public struct GIFCodec: ImageCodec {
     /// smaller. A GIF source keeps its delays exactly (0 included); other timelines are rounded
     /// to centiseconds by running total, never 0 or 1 cs, and identical consecutive frames are
     /// merged. Plays: ``ImageWriteOptions/plays``, else the source's; 1 writes no loop extension,
-    /// N the NETSCAPE2.0 loop value N - 1, forever 0. Memory: a few canvases, whatever the frame
+    /// N the NETSCAPE2.0 loop value N - 1, forever 0; a delay past 655.35 s and plays past 65536
+    /// are clamped (``AnimationLimits``). Memory: a few canvases, whatever the frame
     /// count (the source is read twice).
     /// - Throws: ``ImgToolError``: `invalidArgument` for ``ImageWriteOptions/colors`` outside
-    ///   2...256, an alpha threshold outside 0...256, plays above 65536 or a side above 65535;
+    ///   2...256, an alpha threshold outside 0...256 or a side above 65535;
     ///   decoding errors from `source`; `writeFailed`; `cancelled`.
     public func write(
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,

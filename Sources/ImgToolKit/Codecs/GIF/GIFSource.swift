@@ -48,6 +48,9 @@ struct GIFSource: FrameSource {
         var isComplete = true
         var sawTrailer = false
         var metadata = GIFMetadataExtensions()
+        // Frames past --max-frames: counted (their records skipped, no pixels decoded), so that
+        // the error says how many frames the animation has.
+        var framesPastLimit = 0
         do throws(ImgToolError) {
             scanning: while true {
                 let place = frames.isEmpty ? "before frame 0" : "after frame \(frames.count - 1)"
@@ -70,12 +73,18 @@ struct GIFSource: FrameSource {
                         loop = parsed  // the first loop block wins
                     }
                 case .image:
-                    let index = frames.count
+                    let index = frames.count + framesPastLimit
                     let offset = decoder.offset - 1
                     let header = try decoder.readImageHeader("frame \(index)'s image descriptor")
                     let region = header.region
                     try limits.checkPixels(
                         width: region.width, height: region.height, what: "GIF frame \(index) (\(region))")
+                    if index >= limits.maxFrames {
+                        framesPastLimit += 1
+                        _ = try decoder.skipImageData(probing: false, "frame \(index)'s image data")
+                        control = nil
+                        continue
+                    }
                     try limits.checkAnimation(frames: index + 1, width: width, height: height)
                     let isEmpty = region.width == 0 || region.height == 0
                     let carriesPixels = try decoder.skipImageData(probing: isEmpty, "frame \(index)'s image data")
@@ -98,6 +107,9 @@ struct GIFSource: FrameSource {
             isComplete = false
             warnings.append(
                 "\(error.message); showing the \(frames.count) complete frame\(frames.count == 1 ? "" : "s") before it")
+        }
+        if framesPastLimit > 0 {
+            try limits.checkAnimation(frames: frames.count + framesPastLimit, width: width, height: height)
         }
         guard !frames.isEmpty else {
             let end = sawTrailer ? "its trailer at byte \(decoder.offset - 1)" : "the end of the data"

@@ -5,7 +5,9 @@
 /// ``WrittenTiming`` (no frame under 20 ms, the rule every animated writer applies), then each
 /// frame's start time is the running total of the delays before it rounded to centiseconds, so
 /// rounding never drifts however many frames there are, and every frame shown lasts at least
-/// 2 cs (a 20 ms slot rounds to 2 cs whatever its start).
+/// 2 cs (a 20 ms slot rounds to 2 cs whatever its start). A delay past 655.35 s, the most 16 bits
+/// of centiseconds hold, is written as 655.35 s (``AnimationLimits``, which
+/// ``FrameSource/timedForWriting(as:)`` applies first).
 public enum GIFTiming {
     /// The GIF delay of each frame, in centiseconds, or `nil` for a frame left out
     /// (``WrittenTiming/slots(for:minimum:)``: its time goes to the frame shown before it).
@@ -24,9 +26,12 @@ public enum GIFTiming {
         var elapsed = Duration.zero
         for slot in WrittenTiming.slots(for: delays) {
             elapsed += slot.delay
+            // Delays are clamped to 65535 cs before (``AnimationLimits``); a rounding step past it
+            // is carried into the next frame, never wrapped.
             let end = Int(centiseconds(of: elapsed).rounded())
-            result[slot.frame] = end - written
-            written = end
+            let delay = min(end - written, 0xFFFF)
+            result[slot.frame] = delay
+            written += delay
         }
         return result
     }

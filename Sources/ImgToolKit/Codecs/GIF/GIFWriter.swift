@@ -22,7 +22,7 @@
 /// and their delays summed (a GIF source read as stored keeps its frames one for one;
 /// ``ImageInfo/framesAreDerived``). Plays: 1 writes no
 /// loop extension, N writes NETSCAPE2.0 with loop value N - 1, 0 (forever) writes loop value
-/// 0. The header is `GIF89a` whenever an extension is written, `GIF87a` otherwise.
+/// 0 (more than 65536 plays are written as 65536, ``AnimationLimits``). The header is `GIF89a` whenever an extension is written, `GIF87a` otherwise.
 struct GIFWriter {
     let options: ImageWriteOptions
 
@@ -73,10 +73,8 @@ struct GIFWriter {
             throw ImgToolError(
                 .invalidArgument, "cannot write a \(info.width)x\(info.height) GIF: sides must be 1...65535")
         }
-        let plays = options.plays ?? info.plays
-        guard (0...0x10000).contains(plays) else {
-            throw ImgToolError(.invalidArgument, "a GIF plays 1...65536 times or forever (0), not \(plays)")
-        }
+        // Past 65536 plays, the most a loop value holds (``AnimationLimits``; noted before writing).
+        let plays = AnimationLimits.gif.clamped(plays: options.plays ?? info.plays)
         // A GIF read as stored keeps its frames and centiseconds one for one; frames made by
         // operations are merged when repeated, their rounding carried.
         let isGIF = info.format == .gif && !info.framesAreDerived
@@ -188,7 +186,8 @@ struct GIFWriter {
                 progress?(index + 1)
             }
             let fits = analysis.fits[shownIndex]
-            if var held = chosen, !isGIF, held.prepared == prepared {
+            // Merged only while the sum fits a delay (65535 cs); a longer run is written as frames.
+            if var held = chosen, !isGIF, held.prepared == prepared, held.delay + delay <= 0xFFFF {
                 held.delay += delay
                 chosen = held
                 return

@@ -124,9 +124,10 @@ final class HEIFFile: @unchecked Sendable {
     }
 
     private static func error(_ error: imgtool_heif_error, _ what: String) -> ImgToolError {
-        let message = withUnsafeBytes(of: error.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let message = HEIFSource.oneLine(
+            withUnsafeBytes(of: error.message) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            })
         switch error.code {
         case 5:  // usage: libheif is not there
             return ImgToolError(.unsupportedFormat, "HEIC/HEIF needs libheif at run time: \(message)", cause: message)
@@ -139,6 +140,17 @@ final class HEIFFile: @unchecked Sendable {
         default:
             return ImgToolError(.corrupt, "corrupt HEIF: \(what) (\(message))", cause: message)
         }
+    }
+}
+
+extension HEIFSource {
+    /// libheif's message on one line: some end in a newline or hold several lines (a decoder
+    /// plugin's own text after libheif's), which would split the error line; its lines are
+    /// trimmed and joined with "; ".
+    static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline)
+            .map { line in String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
     }
 }
 

@@ -68,6 +68,11 @@ final class JXLDecoder {
         let status = JxlDecoderProcessInput(decoder)
         switch status {
         case JXL_DEC_ERROR:
+            // The input is closed, so libjxl 0.7 reports a file that ends early as an error
+            // ("missing input"), not as needing more: with every byte consumed, it ran out.
+            if JxlDecoderReleaseInput(decoder) == 0 {
+                throw ImgToolError(.truncated, "truncated JPEG XL: the file ends before \(what()) is complete")
+            }
             throw ImgToolError(.corrupt, "corrupt JPEG XL: libjxl cannot decode \(what())")
         case JXL_DEC_NEED_MORE_INPUT:
             throw ImgToolError(.truncated, "truncated JPEG XL: the file ends before \(what()) is complete")

@@ -38,8 +38,13 @@ struct JXLSource: JPEGBitstreamSource {
             case JXL_DEC_FRAME:
                 let header = decoder.frameHeader
                 durations.append(header?.duration ?? 0)
-                let basic = decoder.basicInfo
-                try limits.checkAnimation(frames: durations.count, width: Int(basic.xsize), height: Int(basic.ysize))
+                // Past --max-frames, the frame headers are still counted (no pixels are decoded),
+                // so that the error says how many frames the animation has.
+                if durations.count <= limits.maxFrames {
+                    let basic = decoder.basicInfo
+                    try limits.checkAnimation(
+                        frames: durations.count, width: Int(basic.xsize), height: Int(basic.ysize))
+                }
             case JXL_DEC_SUCCESS:
                 break scanning
             default:
@@ -48,6 +53,9 @@ struct JXLSource: JPEGBitstreamSource {
         }
         guard sawInfo, !durations.isEmpty else { throw ImgToolError(.corrupt, "corrupt JPEG XL: no frame") }
         let basic = decoder.basicInfo
+        if durations.count > limits.maxFrames {
+            try limits.checkAnimation(frames: durations.count, width: Int(basic.xsize), height: Int(basic.ysize))
+        }
         let orientation = Int(basic.orientation.rawValue)
         let turned = orientation > 4  // transposed: width and height swap
         let width = Int(turned ? basic.ysize : basic.xsize)

@@ -16,7 +16,8 @@ internal import CJXL
 ///   colour space. A quality given means lossy (``ImageWriteOptions/writesLossless(source:)``).
 /// - Quality 1-100 becomes a Butteraugli distance as `cjxl` and libjxl 0.9's
 ///   `JxlEncoderDistanceFromQuality` map it: 100 is 0 (lossless), 30-99 `0.1 + (100 - q) x 0.09`,
-///   below 30 `6.4 + 2.5^((30 - q) / 5) / 6.25`. A lossy write without a quality uses distance 1
+///   below 30 `6.4 + 2.5^((30 - q) / 5) / 6.25`, at most 25 (libjxl 0.7's largest distance, so
+///   qualities 1-4 are all 25). A lossy write without a quality uses distance 1
 ///   (quality 90), `cjxl`'s default.
 /// - The compression level 0-9 becomes libjxl's effort (1, 2, 3, 5, 7, 7, 8, 8, 9, 9; default 4,
 ///   effort 7, `cjxl`'s).
@@ -26,7 +27,8 @@ internal import CJXL
 ///   `Exif` and `xml ` boxes.
 ///   Animations tick in milliseconds (a frame lasts 1 ms at least: one of 0 would be a layer of
 ///   the next; frames under 20 ms are folded first, ``WrittenTiming``, as every animated writer
-///   does) and carry the loop count.
+///   does) and carry the loop count; a delay past 2^32 - 1 ms and plays past 2^32 - 1 are
+///   clamped (``AnimationLimits``).
 struct JXLWriter {
     let lossless: Bool?
     let quality: Int?
@@ -68,8 +70,13 @@ struct JXLWriter {
     static func distance(forQuality quality: Int) -> Float {
         if quality >= 100 { return 0 }
         if quality >= 30 { return 0.1 + Float(100 - quality) * 0.09 }
-        return 6.4 + powf(2.5, Float(30 - quality) / 5) / 6.25
+        // libjxl 0.7 takes distances up to 25 (the formula gives 25.3 at quality 4 and 38.9 at
+        // 1): qualities 1-4 are written at 25, its coarsest.
+        return min(6.4 + powf(2.5, Float(30 - quality) / 5) / 6.25, Self.largestDistance)
     }
+
+    /// The largest Butteraugli distance libjxl 0.7 accepts.
+    static let largestDistance: Float = 25
 
     /// libjxl's effort for a compression level 0-9.
     static func effort(forLevel level: Int) -> Int {
@@ -196,10 +203,8 @@ struct JXLWriter {
         basic.alpha_bits = hasAlpha ? basic.bits_per_sample : 0
         basic.uses_original_profile = isLossless ? 1 : 0
         if animated {
-            let plays = self.plays ?? info.plays
-            guard plays >= 0, plays <= Int(UInt32.max) else {
-                throw ImgToolError(.invalidArgument, "cannot write a JPEG XL that plays \(plays) times")
-            }
+            // Past 2^32 - 1 plays, the most num_loops holds (``AnimationLimits``; noted before).
+            let plays = AnimationLimits.jxl.clamped(plays: self.plays ?? info.plays)
             basic.have_animation = 1
             basic.animation.tps_numerator = 1000
             basic.animation.tps_denominator = 1
@@ -240,7 +245,7 @@ struct JXLWriter {
         }
 
         var written = 0
-        var timeline = MillisecondTimeline()
+        var timeline = MillisecondTimeline(maximum: Int(UInt32.max))
         var next: Frame? = first
         while let frame = next {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing JPEG XL frame \(written)") }
@@ -250,7 +255,7 @@ struct JXLWriter {
                 var header = JxlFrameHeader()
                 JxlEncoderInitFrameHeader(&header)
                 // A frame of 0 ticks would be a layer of the next one, not a frame: 1 ms at least.
-                header.duration = UInt32(clamping: timeline.duration(of: frame.info.delay))
+                header.duration = UInt32(timeline.duration(of: frame.info.delay))
                 try session.check(JxlEncoderSetFrameHeader(settings, &header), "take frame \(written)'s header")
             }
             var format = JxlPixelFormat(

@@ -127,6 +127,9 @@ struct WebPFile: Sendable {
         let riffEnd = 8 + Int(data.webPUInt32(at: 4))
         var alpha: WebPChunk?
         var ignoredFrames = 0
+        // ANMF chunks past --max-frames: counted (their headers only), so that the error says
+        // how many frames the animation has.
+        var framesPastLimit = 0
         var offset = vp8x.end
         while offset < riffEnd {
             if riffEnd - offset < WebPChunk.headerSize, !frames.isEmpty, data.count >= riffEnd {
@@ -147,6 +150,10 @@ struct WebPFile: Sendable {
                 guard animation != nil else {
                     throw .corrupt("the ANMF chunk at offset \(chunk.offset) comes before the ANIM chunk")
                 }
+                guard frames.count < limits.maxFrames else {
+                    framesPastLimit += 1
+                    continue
+                }
                 try appendAnimationFrame(chunk, data: data, limits: limits)
             case "ALPH", "VP8 ", "VP8L":
                 guard !isAnimated else {
@@ -163,6 +170,11 @@ struct WebPFile: Sendable {
                 keepMetadata(chunk, data: data, limit: limits.maxChunkBytes)
             default:
                 continue  // unknown chunks
+            }
+        }
+        if framesPastLimit > 0 {
+            try Self.check { [width, height, frames] () throws(ImgToolError) in
+                try limits.checkAnimation(frames: frames.count + framesPastLimit, width: width, height: height)
             }
         }
         if ignoredFrames > 0 {

@@ -34,9 +34,6 @@ struct WebPWriter {
     /// `ICCP`, `EXIF` and `XMP ` chunks added to the file (see ``describing(_:)``).
     var metadataChunks: [(tag: String, data: [UInt8])] = []
 
-    /// The largest frame duration WebP stores (24 bits of milliseconds).
-    static let maxDuration = (1 << 24) - 1
-
     /// The settings for `options`, with the defaults taken from the source's `info`.
     init(options: ImageWriteOptions, source info: ImageInfo) {
         lossless = options.writesLossless(source: info)
@@ -47,9 +44,10 @@ struct WebPWriter {
     }
 
     /// Encodes `source` into `sink`: a still WebP for a one-frame source, else an animation.
-    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100, plays outside
-    ///   0-65535, a canvas over 16383 pixels a side or a delay over 16777215 ms; a decoding error
-    ///   from `source`; `writeFailed` when libwebp fails; `cancelled`.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for a quality outside 0-100 or a canvas over
+    ///   16383 pixels a side; a decoding error from `source`; `writeFailed` when libwebp fails;
+    ///   `cancelled`; `invalidArgument` for an animation that plays for more than 2^31 - 1 ms.
+    ///   (A delay over 16777215 ms and plays over 65535 are clamped, ``AnimationLimits``.)
     func write(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         async throws(ImgToolError)
     {
@@ -68,10 +66,15 @@ struct WebPWriter {
         guard method >= 0 else {
             throw ImgToolError(.invalidArgument, "WebP compression level \(method) is out of range: 0...9")
         }
-        let plays = self.plays ?? info.plays
-        guard (0...0xFFFF).contains(plays) else {
+        // Past 65535 plays, the most ANIM's loop count holds (``AnimationLimits``; noted before).
+        let plays = AnimationLimits.webp.clamped(plays: self.plays ?? info.plays)
+        // WebPAnimEncoder takes each frame's start as an int of milliseconds: a play past 2^31 - 1
+        // ms (24.8 days, 128 frames of the longest delay) cannot be given to it.
+        let total = info.frames.reduce(Duration.zero) { $0 + max($1.delay, .zero) }
+        guard info.frameCount <= 1 || total <= .milliseconds(Int(Int32.max)) else {
             throw ImgToolError(
-                .invalidArgument, "cannot write a WebP that plays \(plays) times: the loop count is 16 bits (0...65535)"
+                .invalidArgument,
+                "cannot write a WebP animation that plays for \(AnimationLimits.seconds(total)): libwebp's frame times end at 2147483.647 s"
             )
         }
         let maxSide = Int(WEBP_MAX_DIMENSION)
@@ -158,12 +161,6 @@ struct WebPWriter {
             defer { elapsed += max(frame.info.delay, .zero) }
             if shouldStop() { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
             guard frame.index >= range.lowerBound else { continue }
-            guard frame.info.delay <= .milliseconds(Self.maxDuration) else {
-                throw ImgToolError(
-                    .invalidArgument,
-                    "cannot write frame \(frame.index) of \(frame.info.delay.milliseconds) ms as WebP: at most \(Self.maxDuration) ms"
-                )
-            }
             let timestamp = Self.timestamp(elapsed)
             if start == nil { start = timestamp }
             try encoder.add(prepared(frame.image), at: timestamp, index: frame.index, config: config)
