@@ -86,9 +86,10 @@ extension ColorMetadata {
 }
 
 extension ImageInfo {
-    /// Whether the EXIF block or the XMP packet holds a GPS position.
+    /// Whether the EXIF block, the XMP packet or a JPEG's extended XMP packet holds a GPS position.
     public var hasGPS: Bool {
         (exif.flatMap { EXIFBlock(app1OrTIFF: $0) }?.hasGPS ?? false)
             || (xmp.map { XMPPacket(bytes: $0).hasGPS } ?? false)
+            || (xmpExtension.map { XMPPacket(bytes: $0).hasGPS } ?? false)
     }
 }

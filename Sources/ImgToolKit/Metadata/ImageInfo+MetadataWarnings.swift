@@ -6,9 +6,10 @@ extension ImageInfo {
     }
 
     /// Whether a GPS position may be there unseen: ``hasGPS`` found none, and the XMP packet
-    /// cannot be parsed, so its location properties cannot be told from the rest.
+    /// cannot be parsed, so its location properties cannot be told from the rest, or a JPEG's
+    /// extended XMP cannot be read (``xmpExtensionProblem``).
     public var gpsIsUnknown: Bool {
-        !hasGPS && xmpParseProblem != nil
+        !hasGPS && (xmpParseProblem != nil || xmpExtensionProblem != nil)
     }
 
     /// Why the EXIF block holds no TIFF structure that can be read (so that writers leave it
@@ -23,7 +24,8 @@ extension ImageInfo {
     /// hear of, one sentence each: an EXIF block with no readable TIFF structure (it says
     /// nothing, and some writers refuse it), and an XMP packet that cannot be parsed when its
     /// location properties are to be removed (``ImageWriteOptions/MetadataChoice/keep``), as they
-    /// cannot be found in it. Empty when there is nothing to say (always with
+    /// cannot be found in it, and with that choice a JPEG's extended XMP that cannot be used
+    /// (``xmpExtensionProblem``). Empty when there is nothing to say (always with
     /// ``ImageWriteOptions/MetadataChoice/none``).
     public func metadataWarnings(keeping choice: ImageWriteOptions.MetadataChoice) -> [String] {
         guard choice != .none else { return [] }
@@ -35,6 +37,11 @@ extension ImageInfo {
             warnings.append(
                 "the XMP packet cannot be parsed as XML (\(problem)): it is dropped, as a position in it could not be removed"
             )
+        }
+        if choice == .keep, let problem = xmpExtensionProblem {
+            warnings.append("the extended XMP \(problem): it is dropped")
+        } else if choice == .keep, xmpParseProblem != nil, xmpExtension != nil {
+            warnings.append("the extended XMP the XMP packet names is dropped with it")
         }
         return warnings
     }

@@ -9,7 +9,9 @@
 ///   an EXIF segment with no readable TIFF structure (``EXIFBlock/readProblem``), which goes.
 /// - ``ImageWriteOptions/MetadataChoice/keep``: the EXIF block without its GPS directory and
 ///   thumbnail, the XMP packet without `exif:GPS…` properties (or without the packet, when it
-///   cannot be parsed: ``XMPPacket/parseProblem``); every other segment kept. The
+///   cannot be parsed: ``XMPPacket/parseProblem``), the extended XMP as it is when it holds no
+///   location property, else without them under a new GUID (``JPEGExtendedXMP``), or without it
+///   when it cannot be reassembled or parsed; every other segment kept. The
 ///   orientation stays as stored: the pixels are not turned.
 /// - ``ImageWriteOptions/MetadataChoice/none``: only what decoding needs (JFIF's APP0, the ICC
 ///   profile's APP2 segments, Adobe's APP14, and every table and frame segment); every other
@@ -31,6 +33,7 @@ struct JPEGMetadataEditor {
         var output: [UInt8] = [0xFF, 0xD8]
         output.reserveCapacity(layout.end)
         var wroteEXIF = false
+        let extended = choice == .keep ? ExtendedPlan(jpeg, layout: layout) : ExtendedPlan()
         for segment in layout.segments {
             let payload = Array(jpeg[segment.payload])
             switch kind(of: segment.marker, payload) {
@@ -54,7 +57,19 @@ struct JPEGMetadataEditor {
                 let packet = XMPPacket(bytes: Array(payload.dropFirst(prefix.count)))
                 // One that cannot be parsed could hold a position the editor does not see.
                 guard packet.parseProblem == nil else { continue }
-                Self.append(0xE1, prefix + packet.edited(orientation: nil, removingGPS: true).bytes, to: &output)
+                var edited = packet.edited(orientation: nil, removingGPS: true).bytes
+                if let (old, new) = extended.renamed, let reference = JPEGExtendedXMP.referencedGUID(in: edited),
+                    edited[reference].elementsEqual(old)
+                {
+                    edited.replaceSubrange(reference, with: new)
+                }
+                Self.append(0xE1, prefix + edited, to: &output)
+            case .extendedXMP:
+                if extended.kept.contains(segment.whole) {
+                    output += jpeg[segment.whole]
+                } else if segment.whole == extended.replaced {
+                    for data in extended.replacement { Self.append(0xE1, data, to: &output) }
+                }
             case .needed:
                 output += jpeg[segment.whole]
             case .other:
@@ -90,13 +105,51 @@ struct JPEGMetadataEditor {
     }
 
     private enum Kind {
-        case exif, xmp, needed, other, multiPicture
+        case exif, xmp, extendedXMP, needed, other, multiPicture
+    }
+
+    /// What becomes of the extended XMP segments (``JPEGExtendedXMP``) when location properties
+    /// are removed: the segments of a packet without any are kept as they are; a packet with some
+    /// is written without them in new segments, in place of its first, under a new GUID (the MD5
+    /// of its new text) that the main packet's `xmpNote:HasExtendedXMP` then names; any other
+    /// extended segment (another GUID, a packet that cannot be reassembled or parsed) goes.
+    private struct ExtendedPlan {
+        var kept: Set<Range<Int>> = []
+        var replaced: Range<Int>?
+        var replacement: [[UInt8]] = []
+        /// The old GUID and the new one.
+        var renamed: ([UInt8], [UInt8])?
+
+        init() {}
+
+        init(_ jpeg: [UInt8], layout: JPEGSegmentLayout) {
+            let main = layout.segments.first { segment in
+                segment.marker == 0xE1 && jpeg[segment.payload].starts(with: JPEGMetadataEditor.xmpNamespace)
+            }
+            let packet = main.map {
+                XMPPacket(bytes: Array(jpeg[$0.payload].dropFirst(JPEGMetadataEditor.xmpNamespace.count)))
+            }
+            let reading = JPEGExtendedXMP.read(
+                jpeg, segments: layout.segments, mainPacket: packet?.parseProblem == nil ? packet?.bytes : nil)
+            guard let found = reading.packet else { return }
+            let extended = XMPPacket(bytes: found.text)
+            guard extended.hasGPS else {
+                kept = Set(found.segments)
+                return
+            }
+            let text = extended.edited(orientation: nil, removingGPS: true).bytes
+            let guid = Array(MD5.uppercaseHex(text).utf8)
+            replaced = found.segments.first
+            replacement = JPEGExtendedXMP.segmentData(for: text, guid: guid)
+            renamed = (found.guid, guid)
+        }
     }
 
     private func kind(of marker: UInt8, _ payload: [UInt8]) -> Kind {
         switch marker {
         case 0xE1 where payload.starts(with: Array("Exif".utf8) + [0, 0]): .exif
         case 0xE1 where payload.starts(with: Self.xmpNamespace): .xmp
+        case 0xE1 where payload.starts(with: JPEGExtendedXMP.signature): .extendedXMP
         case 0xE0 where payload.starts(with: Array("JFIF".utf8) + [0]): .needed
         case 0xE2 where payload.starts(with: Array("ICC_PROFILE".utf8) + [0]): .needed
         case 0xE2 where payload.starts(with: Array("MPF".utf8) + [0]): .multiPicture
@@ -138,6 +191,15 @@ struct JPEGSegmentLayout {
     /// Follows the markers of `jpeg`, or `nil` when it does not start with SOI or a segment runs
     /// past the end before the first scan.
     init?(_ jpeg: [UInt8]) {
+        guard let (segments, firstScan) = Self.headerSegments(jpeg) else { return nil }
+        self.segments = segments
+        self.firstScan = firstScan
+        end = Self.endOfImage(in: jpeg, from: firstScan)
+    }
+
+    /// The segments of `jpeg` before its first scan and where that scan starts, or `nil` when it
+    /// does not start with SOI or a segment runs past the end before the first scan.
+    static func headerSegments(_ jpeg: [UInt8]) -> (segments: [Segment], firstScan: Int)? {
         guard jpeg.starts(with: [0xFF, 0xD8]) else { return nil }
         var segments: [Segment] = []
         var position = 2
@@ -158,9 +220,7 @@ struct JPEGSegmentLayout {
                     payload: position + 4..<position + 2 + length))
             position += 2 + length
         }
-        firstScan = position
-        self.segments = segments
-        end = Self.endOfImage(in: jpeg, from: position)
+        return (segments, position)
     }
 
     /// Just past the EOI marker that ends the image whose first scan is at `start`: entropy-coded

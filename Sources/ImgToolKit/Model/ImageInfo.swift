@@ -44,6 +44,15 @@ public struct ImageInfo: Sendable, Hashable {
     /// The XMP packet (UTF-8 XML), when the file carries one (JPEG APP1, PNG `iTXt`
     /// `XML:com.adobe.xmp`, WebP `XMP `, GIF `XMP DataXMP`).
     public var xmp: [UInt8]?
+    /// A JPEG's extended XMP packet (UTF-8 XML), reassembled from its APP1
+    /// `http://ns.adobe.com/xmp/extension/` segments, when the main packet names it
+    /// (`xmpNote:HasExtendedXMP`) and it can be parsed. Only a JPEG written from a JPEG without
+    /// decoding it (recompressed into JPEG XL) carries it; other writers leave it out.
+    public var xmpExtension: [UInt8]?
+    /// Why a JPEG's extended XMP segments cannot be used (not named by the main packet, parts
+    /// missing or given twice, not parsable): they are left out. `nil` when there are none or
+    /// they can be.
+    public var xmpExtensionProblem: String?
     /// Bits per sample as stored (PNG: 1, 2, 4, 8 or 16; GIF: 8).
     public var bitDepth: Int
     /// Colour type as stored.

@@ -200,6 +200,7 @@ struct InfoCommand: BatchableCommand {
         var metadata: [String] = []
         if info.hasEXIF { metadata.append("EXIF") }
         if info.xmp != nil { metadata.append(info.xmpParseProblem == nil ? "XMP" : "XMP (cannot be parsed)") }
+        if info.xmpExtension != nil { metadata.append("extended XMP") }
         if info.hasGPS { metadata.append("GPS position") }
         if info.gpsIsUnknown { metadata.append("GPS unknown") }
         if !metadata.isEmpty { parts.append("metadata " + metadata.joined(separator: " ")) }
@@ -223,6 +224,7 @@ struct InfoCommand: BatchableCommand {
         var lines = ["\(file): " + parts.joined(separator: ", ")]
         if let exif = info.exifSummary, let line = exifText(exif) { lines.append("  exif: " + line) }
         if let problem = info.xmpParseProblem { lines.append("  xmp: cannot be parsed as XML: " + problem) }
+        if let problem = info.xmpExtensionProblem { lines.append("  extended xmp: " + problem) }
         if info.isAnimated {
             lines.append(
                 "  delays (ms): " + info.frames.map { Self.format($0.delayMilliseconds) }.joined(separator: " "))

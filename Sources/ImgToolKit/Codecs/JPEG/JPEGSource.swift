@@ -49,6 +49,11 @@ struct JPEGSource: RowStreamingSource, JPEGBitstreamSource {
         info.hasEXIF = header.hasEXIF
         info.exif = header.exif
         info.xmp = header.xmp
+        if let (segments, _) = JPEGSegmentLayout.headerSegments(data) {
+            let extended = JPEGExtendedXMP.read(data, segments: segments, mainPacket: header.xmp)
+            info.xmpExtension = extended.packet?.text
+            info.xmpExtensionProblem = extended.problem
+        }
         self.data = data
         self.limits = limits
         self.header = header
