@@ -1,4 +1,5 @@
 import ArgumentParser
+import ImgToolKit
 
 #if canImport(Glibc)
     import Glibc
@@ -29,6 +30,12 @@ struct ImgTool: AsyncParsableCommand {
     /// (`EPIPE`, as `| head` does) ends the process quietly with status 141, as a shell sees
     /// SIGPIPE's, once the outputs not yet committed are taken back.
     static func main() async {
+        // Started again to decode one HEIC in a process of its own: serve that and exit.
+        DecoderIsolation.serveIfRequested(CommandLine.arguments)
+        // A crash in libheif costs one input, not the run; IMGTOOL_DECODE_IN_PROCESS=1 turns it off.
+        if getenv("IMGTOOL_DECODE_IN_PROCESS").map({ String(cString: $0) }) != "1" {
+            DecoderIsolation.install(.currentProgram)
+        }
         // A closed pipe is an error to handle (EPIPE), not a death: see Console.exitIfReaderGone.
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
