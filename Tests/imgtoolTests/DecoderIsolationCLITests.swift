@@ -54,6 +54,23 @@ struct DecoderIsolationCLITests {
         #expect(inProcess.stdout == "139\n")
     }
 
+    @Test("a crash of imgtool itself starts no backtracer that would hold the caller's stderr open")
+    func noBacktracer() throws {
+        let folder = try makeTemporaryFolder("isolation-backtrace")
+        let library = try Self.crashingLibheif(in: folder)
+        // Reading stderr to its end returns only when every process holding it has closed it: the
+        // backtracer (swift-backtrace, 2 s of work in a debug build) would print "Program crashed" and "Backtrace took".
+        let run = try CLIRunner.run(
+            program: "/bin/sh",
+            [
+                "-c",
+                "env -u SWIFT_BACKTRACE IMGTOOL_DECODE_IN_PROCESS=1 IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\"; echo $?",
+                library, CLIRunner.executable.path, Self.heic, folder + "/out.png",
+            ])
+        #expect(run.stdout == "139\n", "\(run.stdout)")
+        #expect(!run.stderr.contains("crashed") && !run.stderr.contains("Backtrace"), "\(run.stderr)")
+    }
+
     @Test("in a batch, the job whose libheif crashes fails and the others succeed")
     func batch() throws {
         let folder = try makeTemporaryFolder("isolation-batch")
