@@ -11,7 +11,8 @@
 final class DecoderChild {
     private let pid: pid_t
     private let socket: Int32
-    private let deadline: ContinuousClock.Instant
+    private var deadline: ContinuousClock.Instant
+    private let timeout: Duration
     /// The library decoding in the child, for messages ("libheif").
     let library: String
     private var reaped = false
@@ -71,6 +72,7 @@ final class DecoderChild {
         }
         self.pid = pid
         socket = pair[0]
+        timeout = isolation.timeout
         deadline = .now + isolation.timeout
     }
 
@@ -106,6 +108,12 @@ final class DecoderChild {
             if ready > 0 { return }
             if ready < 0 && errno != EINTR { throw .system(systemErrorText(errno)) }
         }
+    }
+
+    /// Gives the child its whole timeout again, from now: for a child asked a second question
+    /// after waiting for it.
+    func restartClock() {
+        deadline = .now + timeout
     }
 
     /// Sends all of `bytes`.

@@ -15,9 +15,11 @@
 /// killed when the decoding task is cancelled or ``timeout`` passes.
 ///
 /// The `imgtool` command installs one at start (``install(_:)``); a program using ImgToolKit
-/// without installing one decodes in its own process, as before. It costs a process start and a
-/// copy of the pixels through a socket per decode (two starts for a HEIC: one to read its
-/// structure, one to decode).
+/// without installing one decodes in its own process, as before. It costs a process start per
+/// input (the child that reads a HEIC's structure decodes it too) and a copy of the pixels
+/// through a socket: in a release build on a busy 2-core machine, 40 ms more per small HEIC (the
+/// start, and libheif loaded in the child), and 0.13 s more processor time (0.2 s of 3.2 s) for a
+/// 12-megapixel one.
 public struct DecoderIsolation: Sendable, Hashable {
     /// The program to start: an absolute path, or `/proc/self/exe` for the running program.
     public var executable: String

@@ -20,6 +20,17 @@ final class IsolatedDecode {
         }
     }
 
+    /// Asks the child a second question, `bytes`, on the same request (``HEIFIsolation``: the
+    /// depth to decode at, after the description), its timeout counted from now.
+    func ask(_ bytes: [UInt8]) throws(ImgToolError) {
+        child.restartClock()
+        do throws(DecoderChild.Failure) {
+            try child.send(bytes)
+        } catch {
+            throw child.error(for: error)
+        }
+    }
+
     /// The next record's tag; an error record is thrown as the child's error.
     private func tag(expecting expected: UInt8) throws(ImgToolError) {
         let tag = try read(1)[0]

@@ -63,6 +63,12 @@ enum IsolatedDecoderService {
         return complete ? bytes : nil
     }
 
+    /// One more byte from the parent after the request (a second question, as
+    /// ``HEIFIsolation``'s depth to decode at), or `nil` when the parent closed the connection.
+    static func question() -> UInt8? {
+        read(1)?[0]
+    }
+
     private static func readString() -> String? {
         guard
             let length = read(4).flatMap({

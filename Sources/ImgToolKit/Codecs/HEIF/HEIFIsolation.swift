@@ -1,8 +1,11 @@
 /// libheif in a child process (``DecoderIsolation``): what the parent asks and what the child
-/// answers. `describe` sends back a ``HEIFDescription``; `decode` the primary image at the depth
-/// asked. The child parses the file as ``HEIFSource`` does in one process, item graph and limits
-/// checked again there, so the errors are the same ones; the parent checks the sizes it is sent
-/// against its limits before allocating.
+/// answers. `describe` sends back a ``HEIFDescription``, then waits for one more byte from the
+/// parent: a depth (8 or 16) to decode the primary image at, or the end of the connection. So
+/// the child that parsed the file decodes it too when the first reader asks, and a HEIC costs
+/// one process start; a later reader starts a child of its own with `decode`. The child parses
+/// the file as ``HEIFSource`` does in one process, item graph and limits checked again there, so
+/// the errors are the same ones; the parent checks the sizes it is sent against its limits before
+/// allocating.
 enum HEIFIsolation {
     /// The kind a child serves (``IsolatedRequest/kind``).
     static let kind = "heif"
@@ -10,30 +13,39 @@ enum HEIFIsolation {
     /// 16 MiB each (``HEIFFile``'s bound), and the sizes.
     static let maxDescriptionBytes = 3 * (16 << 20 + 5) + 64
 
-    /// The parent's side of `describe`.
+    /// The parent's side of `describe`: the description, and the child, waiting to decode.
     static func describe(_ data: [UInt8], limits: DecodingLimits, isolation: DecoderIsolation)
-        throws(ImgToolError) -> HEIFDescription
+        throws(ImgToolError) -> (HEIFDescription, waiting: IsolatedDecode)
     {
         let session = try IsolatedDecode(
             isolation, library: "libheif",
             request: IsolatedRequest(kind: kind, operation: "describe", depth: nil, limits: limits, data: data))
         let payload = try session.payload(maxBytes: maxDescriptionBytes)
-        try session.end()
         guard let description = HEIFDescription(decoding: payload) else {
             throw ImgToolError(.corrupt, "the libheif decoder process sent an unreadable description")
         }
-        return description
+        return (description, session)
     }
 
     /// The parent's side of `decode`: the primary image, `width` x `height` at `depth` as the
-    /// description said.
+    /// description said, from the child that described it when it is still `waiting`, else
+    /// from a new one.
     static func decode(
         _ data: [UInt8], limits: DecodingLimits, depth: SampleDepth, width: Int, height: Int,
-        isolation: DecoderIsolation
+        isolation: DecoderIsolation, waiting: Locked<IsolatedDecode?>
     ) throws(ImgToolError) -> PixelBuffer {
-        let session = try IsolatedDecode(
-            isolation, library: "libheif",
-            request: IsolatedRequest(kind: kind, operation: "decode", depth: depth, limits: limits, data: data))
+        let session: IsolatedDecode
+        if let described = waiting.withLock({ (session: inout IsolatedDecode?) in
+            defer { session = nil }
+            return session
+        }) {
+            session = described
+            try session.ask([depth == .sixteen ? 16 : 8])
+        } else {
+            session = try IsolatedDecode(
+                isolation, library: "libheif",
+                request: IsolatedRequest(kind: kind, operation: "decode", depth: depth, limits: limits, data: data))
+        }
         let image = try session.frame(width: width, height: height, depth: depth)
         try session.end()
         return image
@@ -43,15 +55,18 @@ enum HEIFIsolation {
     static func serve(_ request: IsolatedRequest, _ output: IsolatedOutput) throws(ImgToolError) {
         let source = try HEIFSource(data: request.data, limits: request.limits, isolation: nil)
         guard case .inProcess(let file) = source.decoding else { return }
+        let depth: SampleDepth
         switch request.operation {
         case "describe":
             output.payload(HEIFDescription(file).encoded)
+            guard let asked = IsolatedDecoderService.question(), asked == 8 || asked == 16 else { return }
+            depth = asked == 16 ? .sixteen : .eight
         case "decode":
-            let depth = request.depth ?? (source.storedDepth > 8 ? .sixteen : .eight)
-            output.frame(try file.decode(depth: depth, width: source.info.width, height: source.info.height))
+            depth = request.depth ?? (source.storedDepth > 8 ? .sixteen : .eight)
         default:
             throw ImgToolError(.unsupportedFormat, "the HEIF decoder process cannot \(request.operation)")
         }
+        output.frame(try file.decode(depth: depth, width: source.info.width, height: source.info.height))
     }
 }
 

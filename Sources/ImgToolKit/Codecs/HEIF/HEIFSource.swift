@@ -5,7 +5,8 @@ internal import CHeif
 /// `ipma` of the `pitm` item: libheif 1.15 does not report them). The pixels are decoded by ``HEIFFrameReader``.
 ///
 /// With a ``DecoderIsolation`` installed, libheif runs in child processes (``HEIFIsolation``):
-/// one to parse, one per decode; the item graph is checked here first either way.
+/// the one that parses the file decodes it for the first reader; the item graph is checked here
+/// first either way.
 struct HEIFSource: FrameSource {
     let info: ImageInfo
     /// Where libheif runs.
@@ -27,8 +28,9 @@ struct HEIFSource: FrameSource {
         try graph.checkDerivedImages(against: limits)
         let description: HEIFDescription
         if let isolation {
-            description = try HEIFIsolation.describe(data, limits: limits, isolation: isolation)
-            decoding = .isolated(isolation, data: data, limits: limits)
+            let (described, waiting) = try HEIFIsolation.describe(data, limits: limits, isolation: isolation)
+            description = described
+            decoding = .isolated(isolation, data: data, limits: limits, waiting: Locked(waiting))
         } else {
             let file = try HEIFFile(data: data)
             description = HEIFDescription(file)
@@ -69,8 +71,9 @@ struct HEIFSource: FrameSource {
 enum HEIFDecoding {
     /// In this process, over one parsed file.
     case inProcess(HEIFFile)
-    /// In a child process per decode, each sent the file.
-    case isolated(DecoderIsolation, data: [UInt8], limits: DecodingLimits)
+    /// In child processes, each sent the file: the one that described it, `waiting` for the
+    /// first reader to ask it to decode (killed when the source goes unread), then one per reader.
+    case isolated(DecoderIsolation, data: [UInt8], limits: DecodingLimits, waiting: Locked<IsolatedDecode?>)
 }
 
 /// One libheif context over a copy of the file, and its primary image.
@@ -186,10 +189,10 @@ final class HEIFFrameReader: FrameReader {
         switch source.decoding {
         case .inProcess(let file):
             image = try file.decode(depth: depth, width: source.info.width, height: source.info.height)
-        case .isolated(let isolation, let data, let limits):
+        case .isolated(let isolation, let data, let limits, let waiting):
             image = try HEIFIsolation.decode(
                 data, limits: limits, depth: depth, width: source.info.width, height: source.info.height,
-                isolation: isolation)
+                isolation: isolation, waiting: waiting)
         }
         image.metadata = ImageMetadata(
             format: .heif, bitDepth: source.info.bitDepth, colorType: source.info.colorType, color: source.info.color)
