@@ -14,7 +14,8 @@
 /// crash ends it at once, with no backtracer to wait for), ends itself when the parent dies, and is
 /// killed when the decoding task is cancelled or ``timeout`` passes.
 ///
-/// The `imgtool` command installs one at start (``install(_:)``); a program using ImgToolKit
+/// The `imgtool` command installs one at start (``install(_:)``; not when the environment says
+/// `IMGTOOL_DECODE_IN_PROCESS=1`); a program using ImgToolKit
 /// without installing one decodes in its own process, as before. It costs a process start per
 /// input (the child that reads a HEIC's structure decodes it too) and a copy of the pixels
 /// through a socket: in a release build on a busy 2-core machine, 40 ms more per small HEIC (the
