@@ -26,10 +26,18 @@ struct DecoderIsolationCLITests {
         return library
     }
 
-    /// `imgtool arguments` with `variables` added to its environment.
+    /// `ASAN_OPTIONS` as given, plus `handle_segv=0`: in a `--sanitize=address` build,
+    /// AddressSanitizer would catch the stand-in's SIGSEGV itself, report it and exit with status
+    /// 1, so nothing would die of the signal these tests expect. Other builds ignore it.
+    static let sanitizerOptions =
+        "ASAN_OPTIONS=" + (ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "")
+        + "handle_segv=0"
+
+    /// `imgtool arguments` with `variables` (and ``sanitizerOptions``) added to its environment.
     static func run(_ variables: [String], _ arguments: [String], in folder: String? = nil) throws -> RunResult {
         try CLIRunner.run(
-            program: "/usr/bin/env", variables + [CLIRunner.executable.path] + arguments, in: folder)
+            program: "/usr/bin/env", [sanitizerOptions] + variables + [CLIRunner.executable.path] + arguments,
+            in: folder)
     }
 
     @Test("a crash in libheif is one error naming the input and the signal; nothing is written")
@@ -48,8 +56,8 @@ struct DecoderIsolationCLITests {
             program: "/bin/sh",
             [
                 "-c",
-                "IMGTOOL_DECODE_IN_PROCESS=1 SWIFT_BACKTRACE=enable=no IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\" 2>/dev/null; echo $?",
-                library, CLIRunner.executable.path, Self.heic, folder + "/in-process.png",
+                "export \"$4\"; IMGTOOL_DECODE_IN_PROCESS=1 SWIFT_BACKTRACE=enable=no IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\" 2>/dev/null; echo $?",
+                library, CLIRunner.executable.path, Self.heic, folder + "/in-process.png", Self.sanitizerOptions,
             ])
         #expect(inProcess.stdout == "139\n")
     }
@@ -64,8 +72,8 @@ struct DecoderIsolationCLITests {
             program: "/bin/sh",
             [
                 "-c",
-                "env -u SWIFT_BACKTRACE IMGTOOL_DECODE_IN_PROCESS=1 IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\"; echo $?",
-                library, CLIRunner.executable.path, Self.heic, folder + "/out.png",
+                "export \"$4\"; env -u SWIFT_BACKTRACE IMGTOOL_DECODE_IN_PROCESS=1 IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\"; echo $?",
+                library, CLIRunner.executable.path, Self.heic, folder + "/out.png", Self.sanitizerOptions,
             ])
         #expect(run.stdout == "139\n", "\(run.stdout)")
         #expect(!run.stderr.contains("crashed") && !run.stderr.contains("Backtrace"), "\(run.stderr)")
