@@ -1,4 +1,5 @@
 import ArgumentParser
+import ImgToolKit
 
 #if canImport(Glibc)
     import Glibc
@@ -29,6 +30,13 @@ struct ImgTool: AsyncParsableCommand {
     /// (`EPIPE`, as `| head` does) ends the process quietly with status 141, as a shell sees
     /// SIGPIPE's, once the outputs not yet committed are taken back.
     static func main() async {
+        // Started again to decode one HEIC in a process of its own: serve that and exit.
+        DecoderIsolation.serveIfRequested(CommandLine.arguments)
+        endCrashesAtOnce()
+        // A crash in libheif costs one input, not the run; IMGTOOL_DECODE_IN_PROCESS=1 turns it off.
+        if getenv("IMGTOOL_DECODE_IN_PROCESS").map({ String(cString: $0) }) != "1" {
+            DecoderIsolation.install(.currentProgram)
+        }
         // A closed pipe is an error to handle (EPIPE), not a death: see Console.exitIfReaderGone.
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -54,6 +62,22 @@ struct ImgTool: AsyncParsableCommand {
             exit(withError: error)
         }
         exitForOutputFailure()
+    }
+
+    /// A crash ends the process at once, holding nothing open, unless `SWIFT_BACKTRACE` asks for
+    /// the Swift runtime's backtracer. The runtime (dynamically linked: debug builds) handles
+    /// SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGQUIT by starting `swift-backtrace`,
+    /// which inherits our standard output and error and spent 2 s on a trace; after two threads
+    /// crashed at once it stayed blocked in 2 of 16 runs, and a caller reading our stderr to its
+    /// end waited with it. It reads `SWIFT_BACKTRACE` before `main`, so setting the variable here
+    /// would be too late: the default actions are put back instead. (The static release binary
+    /// finds no `swift-backtrace` and crashes at once anyway.) Decoder children run with
+    /// `SWIFT_BACKTRACE=enable=no` (``DecoderIsolation``).
+    private static func endCrashesAtOnce() {
+        guard getenv("SWIFT_BACKTRACE") == nil else { return }
+        for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGQUIT] {
+            signal(crash, SIG_DFL)
+        }
     }
 
     /// Exits when standard output failed (see ``main()``); returns otherwise. `EPIPE` never gets

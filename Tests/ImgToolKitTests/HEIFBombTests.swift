@@ -53,6 +53,13 @@ struct HEIFBombTests {
             Self.tile(2), Self.tile(3),
         ]
         #expect(Self.refusal(huge.build())?.limit == .pixels)
+        var lying = huge
+        lying.items[0].size = (64, 64)
+        lying.items[0].descriptor = Builder.grid(rows: 1, columns: 2, width: 11264, height: 11264)
+        lying.items[1].size = (5632, 11264)
+        lying.items[2].size = (5632, 11264)
+        #expect(
+            Self.refusal(lying.build())?.message.contains("assembles 11264x11264 where its ispe says 64x64") == true)
         var mismatched = Builder()
         mismatched.items = [
             Builder.Item(
@@ -107,7 +114,93 @@ struct HEIFBombTests {
             Self.tile(2),
         ]
         let data = zero.build()
-        #expect(Self.refusal(data) == nil || Self.refusal(data)?.code == .corrupt)
+        let error = Self.refusal(data)
+        #expect(error?.code == .corrupt && error?.message.contains("assembles a 0x0 canvas") == true)
         for length in stride(from: 0, to: data.count, by: 3) { _ = Self.refusal(Array(data.prefix(length))) }
+    }
+
+    @Test("a grid whose tiles do not cover its canvas")
+    func uncoveredCanvas() {
+        var short = Builder()
+        short.items = [
+            Builder.Item(
+                id: 1, type: "grid", size: (200, 64),
+                descriptor: Builder.grid(rows: 1, columns: 2, width: 200, height: 64),
+                inputs: [2, 3]),
+            Self.tile(2), Self.tile(3),
+        ]
+        let error = Self.refusal(short.build())
+        #expect(
+            error?.message == "corrupt HEIF: item 1 (grid) is 200x64 but its 2x1 tiles of 64x64 cover 128x64",
+            "\(String(describing: error))")
+    }
+}
+
+/// The same bombs with the `avif` brand and AV1 tiles are refused by ``AVIFCodec`` before libavif
+/// parses them: libavif 0.11 allocates a grid's canvas from its descriptor (4.1 GB for an
+/// 11264x11264 grid whose `ispe` said 64x64) before it finds that the canvas is not the `ispe`.
+@Suite("AVIF bombs refused before libavif")
+struct AVIFBombTests {
+    typealias Builder = HEIFBombBuilder
+
+    static func grid(rows: Int, columns: Int, canvas: UInt32, ispe: UInt32?, tile: UInt32) -> [UInt8] {
+        var file = Builder()
+        file.brand = "avif"
+        let tiles = (0..<rows * columns).map { UInt16(2 + $0) }
+        file.items =
+            [
+                Builder.Item(
+                    id: 1, type: "grid", size: ispe.map { ($0, $0) },
+                    descriptor: Builder.grid(rows: rows, columns: columns, width: canvas, height: canvas),
+                    inputs: tiles)
+            ] + tiles.map { Builder.Item(id: $0, type: "av01", size: (tile, tile)) }
+        return file.build()
+    }
+
+    static func refusal(_ data: [UInt8], limits: DecodingLimits = .default) -> ImgToolError? {
+        #expect(AVIFCodec().sniff(Array(data.prefix(64))))
+        do {
+            _ = try AVIFCodec().makeSource(data: data, limits: limits, options: DecodingOptions())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a grid of 11264x11264 whose ispe says 64x64")
+    func lyingGrid() {
+        let error = Self.refusal(Self.grid(rows: 2, columns: 2, canvas: 11264, ispe: 64, tile: 5632))
+        #expect(
+            error?.message == "corrupt AVIF: item 1 (grid) assembles 11264x11264 where its ispe says 64x64",
+            "\(String(describing: error))")
+    }
+
+    @Test("a grid canvas over --max-pixels, a zero canvas, tiles that do not cover the canvas")
+    func otherGrids() {
+        let huge = Self.refusal(
+            Self.grid(rows: 2, columns: 2, canvas: 11264, ispe: 11264, tile: 5632),
+            limits: DecodingLimits(maxPixels: 1 << 20))
+        #expect(huge?.code == .tooLarge && huge?.message.hasPrefix("AVIF grid (item 1) is 11264x11264") == true)
+        let zero = Self.refusal(Self.grid(rows: 1, columns: 1, canvas: 0, ispe: 0, tile: 64))
+        #expect(zero?.message == "corrupt AVIF: item 1 (grid) assembles a 0x0 canvas")
+        let short = Self.refusal(Self.grid(rows: 2, columns: 2, canvas: 256, ispe: 256, tile: 64))
+        #expect(short?.message == "corrupt AVIF: item 1 (grid) is 256x256 but its 2x2 tiles of 64x64 cover 128x128")
+    }
+
+    @Test("a gain map (tmap) may take a grid as its input, as libavif's test files do; a grid may not")
+    func gainMapOfGrid() {
+        var file = Builder()
+        file.brand = "avif"
+        file.items = [
+            Builder.Item(
+                id: 1, type: "grid", size: (128, 64),
+                descriptor: Builder.grid(rows: 1, columns: 2, width: 128, height: 64), inputs: [2, 3]),
+            Builder.Item(id: 2, type: "av01", size: (64, 64)), Builder.Item(id: 3, type: "av01", size: (64, 64)),
+            Builder.Item(id: 4, type: "tmap", size: (128, 64), inputs: [1, 5]),
+            Builder.Item(id: 5, type: "av01", size: (64, 32)),
+        ]
+        #expect(HEIFItemGraph(file.build()).problem == nil)
+        file.items[3].type = "grid"
+        #expect(HEIFItemGraph(file.build()).problem == "item 4 (grid) takes item 1, a grid, as an input")
     }
 }

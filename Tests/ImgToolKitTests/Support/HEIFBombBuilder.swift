@@ -1,8 +1,10 @@
 /// Builds the `meta` of a HEIF by hand: items, their `dimg` references, their `ispe`, and the
 /// descriptors of derived images in `idat`, for the bombs ``HEIFItemGraph`` must refuse before
 /// libheif reads anything (grids and overlays whose `ispe` lies, huge canvases, thousands of
-/// layers, grids whose cells and tiles disagree). The coded items carry no data: the files are
-/// never meant to reach a decoder.
+/// layers, grids whose cells and tiles disagree or do not cover the canvas). The coded items carry
+/// no data: the files are never meant to reach a decoder. With ``brand`` `avif` (and `av01`
+/// tiles) the same boxes make an AVIF. `scripts/make-heif-bombs` writes the same files for the
+/// command-line tools (heif-info, avifdec) and the fuzzers' corpora.
 struct HEIFBombBuilder {
     struct Item {
         var id: UInt16
@@ -17,6 +19,8 @@ struct HEIFBombBuilder {
 
     var items: [Item] = []
     var primary: UInt16 = 1
+    /// The `ftyp` major brand: `heic`, or `avif`.
+    var brand = "heic"
 
     static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
         be32(UInt32(8 + body.count)) + Array(type.utf8) + body
@@ -44,7 +48,7 @@ struct HEIFBombBuilder {
 
     /// The file: `ftyp`, then `meta` (hdlr, pitm, iinf, iloc, iref, iprp) and `idat`.
     func build() -> [UInt8] {
-        let ftyp = Self.box("ftyp", Array("heic".utf8) + Self.be32(0) + Array("mif1heic".utf8))
+        let ftyp = Self.box("ftyp", Array(brand.utf8) + Self.be32(0) + Array("mif1\(brand)".utf8))
         let hdlr = Self.fullBox("hdlr", Self.be32(0) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
         let pitm = Self.fullBox("pitm", Self.be16(primary))
         let infes = items.map { item in

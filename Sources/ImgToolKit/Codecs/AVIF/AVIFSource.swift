@@ -17,9 +17,17 @@ struct AVIFSource: FrameSource {
     /// Bits per sample as stored: 8, 10 or 12.
     let storedDepth: Int
 
-    /// Parses `data` and checks its size and frame count against `limits`.
+    /// Parses `data` and checks its size and frame count against `limits`. The grids and
+    /// overlays of its `meta` box are checked first, by ``HEIFItemGraph`` as a HEIF's are: libavif
+    /// 0.11 allocates a grid's canvas from its descriptor before it compares it with the `ispe`
+    /// (which is what `imageSizeLimit` sees).
     /// - Throws: ``ImgToolError``: `tooLarge`, `truncated`, `corrupt`, `unsupportedFormat`.
     init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
+        let graph = HEIFItemGraph(data)
+        if let problem = graph.problem {
+            throw ImgToolError(.corrupt, "corrupt AVIF: \(problem) (a grid's tiles must be coded images)")
+        }
+        try graph.checkDerivedImages(against: limits, format: "AVIF")
         let decoder = try AVIFDecoder(data: data, limits: limits, threads: 1)
         let image = decoder.image.pointee
         let storedWidth = Int(image.width)

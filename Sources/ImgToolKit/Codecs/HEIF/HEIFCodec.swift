@@ -17,6 +17,11 @@ extension ImageFormat {
 /// bits. The ICC profile, the EXIF block and the XMP packet go to ``ImageInfo/color``,
 /// ``ImageInfo/exif`` and ``ImageInfo/xmp``; the rotation and mirror applied to
 /// ``ImageInfo/appliedOrientation``, and metadata written from the image says orientation 1.
+///
+/// With a ``DecoderIsolation`` installed (the `imgtool` command installs one), libheif runs in a
+/// child process: a crash inside it fails that input with `corrupt` and a message naming the
+/// signal (`libheif crashed decoding it (SIGSEGV)`), and the program goes on. Without one it runs
+/// in this process.
 public struct HEIFCodec: ImageCodec {
     /// Creates the codec.
     public init() {}

@@ -31,8 +31,12 @@ struct HEIFItemGraph {
     struct DerivedCanvas: Hashable {
         var type: String
         var size: PixelSize?
+        /// A grid's rows; `nil` for an overlay.
+        var rows: Int?
+        /// A grid's columns; `nil` for an overlay.
+        var columns: Int?
         /// A grid's rows x columns; `nil` for an overlay.
-        var tiles: Int?
+        var tiles: Int? { rows.flatMap { rows in columns.map { rows * $0 } } }
     }
 
     /// The graph of `data`'s top-level `meta` box; empty when there is none to read.
@@ -117,7 +121,7 @@ struct HEIFItemGraph {
             default: continue
             }
             guard start < UInt64(file.data.count) else {
-                derivedCanvases[item] = DerivedCanvas(type: type, size: nil, tiles: nil)
+                derivedCanvases[item] = DerivedCanvas(type: type, size: nil)
                 continue
             }
             derivedCanvases[item] = Self.descriptor(file, at: Int(start), type: type)
@@ -130,42 +134,56 @@ struct HEIFItemGraph {
     private static func descriptor(_ file: ISOBMFF, at: Int, type: String) -> DerivedCanvas {
         guard let flags = file.integer(at: at + 1, bytes: 1) else { return DerivedCanvas(type: type) }
         let sizeBytes = flags & 1 == 1 ? 4 : 2
-        var tiles: Int?
+        var rows: Int?
+        var columns: Int?
         var sizeAt = at + 2
         if type == "grid" {
-            guard let rows = file.integer(at: at + 2, bytes: 1), let columns = file.integer(at: at + 3, bytes: 1) else {
+            guard let rowsLess1 = file.integer(at: at + 2, bytes: 1),
+                let columnsLess1 = file.integer(at: at + 3, bytes: 1)
+            else {
                 return DerivedCanvas(type: type)
             }
-            tiles = Int(rows + 1) * Int(columns + 1)
+            rows = Int(rowsLess1) + 1
+            columns = Int(columnsLess1) + 1
             sizeAt = at + 4
         } else {
             sizeAt = at + 2 + 8
         }
         guard let width = file.integer(at: sizeAt, bytes: sizeBytes),
             let height = file.integer(at: sizeAt + sizeBytes, bytes: sizeBytes)
-        else { return DerivedCanvas(type: type, size: nil, tiles: tiles) }
-        return DerivedCanvas(type: type, size: PixelSize(width: Int(width), height: Int(height)), tiles: tiles)
+        else { return DerivedCanvas(type: type, size: nil, rows: rows, columns: columns) }
+        return DerivedCanvas(
+            type: type, size: PixelSize(width: Int(width), height: Int(height)), rows: rows, columns: columns)
     }
 
     /// Throws when a derived image would make libheif allocate past `limits` before decoding
     /// anything, or says another size than its `ispe`: a 480-byte overlay of 23200x23200 whose
     /// `ispe` says 64x64 made libheif 1.15 take 3.6 GB and crash in its RGBA conversion. Checked
-    /// for every grid and overlay of the file: the canvas against `maxPixels`, a grid's tiles
+    /// for every grid and overlay of the file: the canvas against `maxPixels` (and refused when it
+    /// has no pixels), a grid's tiles
     /// against its references, the inputs of one image against 4096, and every tile's pixels in
-    /// all against `maxTotalPixels`.
+    /// all against `maxTotalPixels`; and that a grid's tiles (their `ispe` times its columns and
+    /// rows) cover its canvas. AVIF is the same container and libavif 0.11 allocates a grid's
+    /// canvas before it compares it with the `ispe` (4.1 GB for an 11264x11264 grid that said
+    /// 64x64), so ``AVIFSource`` asks the same questions with `format` "AVIF".
     /// - Throws: ``ImgToolError`` `tooLarge` or `corrupt`.
-    func checkDerivedImages(against limits: DecodingLimits) throws(ImgToolError) {
+    func checkDerivedImages(against limits: DecodingLimits, format: String = "HEIF") throws(ImgToolError) {
         for (item, canvas) in derivedCanvases.sorted(by: { $0.key < $1.key }) {
-            let name = canvas.type == "grid" ? "HEIF grid" : "HEIF overlay"
+            let name = canvas.type == "grid" ? "\(format) grid" : "\(format) overlay"
             guard let size = canvas.size else {
                 throw ImgToolError(
-                    .corrupt, "corrupt HEIF: the descriptor of item \(item) (\(canvas.type)) cannot be read")
+                    .corrupt, "corrupt \(format): the descriptor of item \(item) (\(canvas.type)) cannot be read")
             }
             try limits.checkPixels(width: size.width, height: size.height, what: "\(name) (item \(item))")
+            guard size.width > 0, size.height > 0 else {
+                throw ImgToolError(
+                    .corrupt,
+                    "corrupt \(format): item \(item) (\(canvas.type)) assembles a \(size.width)x\(size.height) canvas")
+            }
             if let coded = codedSizes[item], coded != size {
                 throw ImgToolError(
                     .corrupt,
-                    "corrupt HEIF: item \(item) (\(canvas.type)) assembles \(size.width)x\(size.height) where its ispe says \(coded.width)x\(coded.height)"
+                    "corrupt \(format): item \(item) (\(canvas.type)) assembles \(size.width)x\(size.height) where its ispe says \(coded.width)x\(coded.height)"
                 )
             }
             let references = inputs[item] ?? []
@@ -177,7 +195,15 @@ struct HEIFItemGraph {
             if let tiles = canvas.tiles, tiles != references.count {
                 throw ImgToolError(
                     .corrupt,
-                    "corrupt HEIF: item \(item) (grid) has \(tiles) cells but \(references.count) tiles")
+                    "corrupt \(format): item \(item) (grid) has \(tiles) cells but \(references.count) tiles")
+            }
+            if let rows = canvas.rows, let columns = canvas.columns, let first = references.first,
+                let tile = codedSizes[first], tile.width * columns < size.width || tile.height * rows < size.height
+            {
+                throw ImgToolError(
+                    .corrupt,
+                    "corrupt \(format): item \(item) (grid) is \(size.width)x\(size.height) but its \(columns)x\(rows) tiles of \(tile.width)x\(tile.height) cover \(tile.width * columns)x\(tile.height * rows)"
+                )
             }
             var total = 0
             for input in references {
@@ -305,15 +331,18 @@ struct HEIFItemGraph {
         }
     }
 
-    /// Why the references cannot be decoded safely, or `nil`: a derived image whose input is a
-    /// derived image (`grid`, `iovl`, `iden`) rather than a coded one, or an image that decoding
-    /// leads back to (through inputs and auxiliary images).
+    /// Why the references cannot be decoded safely, or `nil`: a derived image that the decoders
+    /// assemble (`grid`, `iovl`, `iden`) whose input is one of those rather than a coded image, or
+    /// an image that decoding leads back to (through inputs and auxiliary images). Other derived
+    /// types are left alone: a gain map (`tmap`, ISO 21496-1) takes the primary image, a grid
+    /// in libavif's test files, as its input.
     var problem: String? {
         let derived: Set<String> = ["grid", "iovl", "iden"]
         for (from, targets) in inputs.sorted(by: { $0.key < $1.key }) {
             for to in targets {
                 if to == from { return "item \(from) is an input of itself" }
-                if let type = types[to], derived.contains(type) {
+                if let type = types[to], derived.contains(type), let fromType = types[from], derived.contains(fromType)
+                {
                     return "item \(from) (\(types[from] ?? "?")) takes item \(to), a \(type), as an input"
                 }
             }

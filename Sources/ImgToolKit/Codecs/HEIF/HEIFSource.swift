@@ -3,23 +3,42 @@ internal import CHeif
 /// A HEIF's primary image, parsed once by libheif: its displayed size, coded size, depth, alpha,
 /// profile, EXIF block and XMP packet, and the rotation and mirror libheif applies (read from the
 /// `ipma` of the `pitm` item: libheif 1.15 does not report them). The pixels are decoded by ``HEIFFrameReader``.
+///
+/// With a ``DecoderIsolation`` installed, libheif runs in child processes (``HEIFIsolation``):
+/// the one that parses the file decodes it for the first reader; the item graph is checked here
+/// first either way.
 struct HEIFSource: FrameSource {
     let info: ImageInfo
-    /// The file, parsed again by each reader (libheif reads it in place).
-    let file: HEIFFile
+    /// Where libheif runs.
+    let decoding: HEIFDecoding
     let hasAlpha: Bool
     let storedDepth: Int
 
+    /// - Parameter isolation: the child processes to decode in, or `nil` for this process.
     /// - Throws: ``ImgToolError``: `unsupportedFormat` when libheif is not installed (naming the
-    ///   package) or cannot read the coding; `tooLarge`; `truncated`; `corrupt`.
-    init(data: [UInt8], limits: DecodingLimits) throws(ImgToolError) {
+    ///   package) or cannot read the coding; `tooLarge`; `truncated`; `corrupt` (a crash of
+    ///   libheif in a child too).
+    init(data: [UInt8], limits: DecodingLimits, isolation: DecoderIsolation? = DecoderIsolation.current)
+        throws(ImgToolError)
+    {
         let graph = HEIFItemGraph(data)
         if let problem = graph.problem {
             throw ImgToolError(.corrupt, "corrupt HEIF: \(problem) (a grid's tiles must be coded images)")
         }
         try graph.checkDerivedImages(against: limits)
-        let file = try HEIFFile(data: data)
-        let (width, height, bits, hasAlpha) = file.imageInfo
+        let description: HEIFDescription
+        if let isolation {
+            let (described, waiting) = try HEIFIsolation.describe(data, limits: limits, isolation: isolation)
+            description = described
+            decoding = .isolated(isolation, data: data, limits: limits, waiting: Locked(waiting))
+        } else {
+            let file = try HEIFFile(data: data)
+            description = HEIFDescription(file)
+            decoding = .inProcess(file)
+        }
+        let (width, height, bits, hasAlpha) = (
+            description.width, description.height, description.bits, description.hasAlpha
+        )
         try limits.checkPixels(width: width, height: height, what: "HEIF image")
         guard width > 0, height > 0 else { throw ImgToolError(.corrupt, "corrupt HEIF: the image has no pixels") }
         var info = ImageInfo(
@@ -29,14 +48,14 @@ struct HEIFSource: FrameSource {
                     index: 0, delay: .zero, region: FrameRegion(x: 0, y: 0, width: width, height: height),
                     disposal: .none, blend: .source)
             ])
-        let stored = file.storedSize
+        let stored = description.storedSize
         if stored.width > 0, stored.height > 0 { info.storedSize = stored }
         if let primary = graph.primary { info.appliedOrientation = graph.orientation(of: primary) }
         info.exifOrientationIsInformational = true
         if let warning = graph.primaryMarkedThumbnail { info.warnings.append(warning) }
-        info.describeMetadata(icc: file.icc, exif: file.exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: file.xmp)
+        info.describeMetadata(
+            icc: description.icc, exif: description.exif.map(ISOBMFF.tiff(fromExifItem:)), xmp: description.xmp)
         self.info = info
-        self.file = file
         self.hasAlpha = hasAlpha
         storedDepth = max(bits, 8)
     }
@@ -46,6 +65,15 @@ struct HEIFSource: FrameSource {
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         HEIFFrameReader(source: self, depth: depth ?? (storedDepth > 8 ? .sixteen : .eight))
     }
+}
+
+/// Where a ``HEIFSource``'s libheif runs.
+enum HEIFDecoding {
+    /// In this process, over one parsed file.
+    case inProcess(HEIFFile)
+    /// In child processes, each sent the file: the one that described it, `waiting` for the
+    /// first reader to ask it to decode (killed when the source goes unread), then one per reader.
+    case isolated(DecoderIsolation, data: [UInt8], limits: DecodingLimits, waiting: Locked<IsolatedDecode?>)
 }
 
 /// One libheif context over a copy of the file, and its primary image.
@@ -169,7 +197,15 @@ final class HEIFFrameReader: FrameReader {
         guard !done else { return nil }
         done = true
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before the HEIF image") }
-        var image = try source.file.decode(depth: depth, width: source.info.width, height: source.info.height)
+        var image: PixelBuffer
+        switch source.decoding {
+        case .inProcess(let file):
+            image = try file.decode(depth: depth, width: source.info.width, height: source.info.height)
+        case .isolated(let isolation, let data, let limits, let waiting):
+            image = try HEIFIsolation.decode(
+                data, limits: limits, depth: depth, width: source.info.width, height: source.info.height,
+                isolation: isolation, waiting: waiting)
+        }
         image.metadata = ImageMetadata(
             format: .heif, bitDepth: source.info.bitDepth, colorType: source.info.colorType, color: source.info.color)
         return Frame(info: source.info.frames[0], image: image)
