@@ -32,7 +32,10 @@ struct ConvertCommand: BatchableCommand {
             """
     )
 
-    @Argument(help: "The image to read: a path, a URL, or - for standard input.")
+    @Argument(
+        help:
+            "The image to read: a path, a URL, - for standard input, a folder (its images in natural order) or a pattern (f-%03d.png); more follow it, joined in time."
+    )
     var input: String
 
     @Option(
@@ -40,20 +43,26 @@ struct ConvertCommand: BatchableCommand {
         help: "The file to write, as every command that writes names it (instead of OUTPUT).")
     var outputOption: String?
 
-    /// OUTPUT, the first of the words after INPUT when it is `-` or does not start with `-`,
-    /// unless `-o` names the output. (OUTPUT is not an argument of its own: argument-parser would
-    /// give that slot to the first word not starting with `-`, the value of an operation when
-    /// `-o` is used, and drop the options captured before it.)
+    /// INPUT and the words after it up to the first option: the inputs, and OUTPUT last unless
+    /// `-o` names the output. (OUTPUT is not an argument of its own: argument-parser would give
+    /// that slot to the first word not starting with `-`, the value of an operation when `-o` is
+    /// used, and drop the options captured before it.)
+    var positionals: [String] { [input] + words.prefix { $0 == "-" || !$0.hasPrefix("-") } }
+
+    /// OUTPUT: the last positional word after INPUT, unless `-o` names the output.
     var outputArgument: String? {
-        guard outputOption == nil, let first = words.first, first == "-" || !first.hasPrefix("-") else { return nil }
-        return first
+        guard outputOption == nil, positionals.count >= 2 else { return nil }
+        return positionals.last
     }
+
+    /// The inputs as typed (each a file, URL, `-`, folder or pattern), in order.
+    var inputTexts: [String] { Array(positionals.dropLast(outputArgument == nil ? 0 : 1)) }
 
     /// `-o OUTPUT` or OUTPUT (``validate()`` checks that there is one).
     var output: String { outputOption ?? outputArgument ?? "" }
 
-    /// The operation words, in the order typed.
-    var operationWords: [String] { Array(words.dropFirst(outputArgument == nil ? 0 : 1)) }
+    /// The operation words, in the order typed (with the arrangement's: `--delay`, `--montage` ...).
+    var operationWords: [String] { Array(words.dropFirst(positionals.count - 1)) }
 
     @OptionGroup var reading: InputOptions
     @OptionGroup var writing: OutputOptions
@@ -66,19 +75,19 @@ struct ConvertCommand: BatchableCommand {
     var words: [String] = []
 
     func validate() throws {
-        let typed = words.first.flatMap { $0 == "-" || !$0.hasPrefix("-") ? $0 : nil }
-        try OutputOptions.checkOne(argument: typed, option: outputOption, command: "convert")
+        try OutputOptions.checkOne(argument: outputArgument, option: outputOption, command: "convert")
         _ = try writing.output(output)
         _ = try operations()
     }
 
     /// The operations, in the order written.
     func operations() throws -> [ImageOperation] {
-        try OperationWords.parse(operationWords, background: writing.background)
+        try plan().operations
     }
 
     var inputNames: [String] {
-        [input] + ((try? operations()) ?? []).flatMap(\.inputs)
+        let expanded = inputTexts.flatMap { (try? InputExpansion.expand($0)) ?? [$0] }
+        return expanded + ((try? operations()) ?? []).flatMap(\.inputs)
     }
     var outputPath: String? { output }
 
@@ -89,18 +98,32 @@ struct ConvertCommand: BatchableCommand {
 
     func perform(in context: CommandContext) async throws -> CommandOutcome {
         let target = try writing.output(output, in: context)
-        let steps = try operations()
+        let (arrangement, steps) = try plan()
+        try refuseOutputNamedLikeInputs()
+        let names = try inputTexts.flatMap { (text) throws(ImgToolError) in try InputExpansion.expand(text) }
         // Overlays are inputs too: never written over, and libcurl loaded for a URL.
-        let parsed = try InputOptions.parse([input] + steps.flatMap(\.inputs))
+        let parsed = try InputOptions.parse(names + steps.flatMap(\.inputs))
         try target.check(against: parsed)
-        let opened = try await reading.open(parsed[0], in: context)
-        for warning in opened.info.warnings { context.note("warning: \(input): \(warning)") }
-        let source = try await Self.apply(
+        let description = try sheetDescription(of: steps, against: parsed, in: context)
+        let opened: any FrameSource
+        if names.count == 1 && arrangement.montage == nil {
+            let single = try await reading.open(parsed[0], in: context)
+            for warning in single.info.warnings { context.note("warning: \(parsed[0].name): \(warning)") }
+            opened = single
+        } else {
+            opened = try arrangement.source(
+                of: try await joinInputs(Array(parsed.prefix(names.count)), in: context),
+                background: writing.background, limits: reading.limits)
+        }
+        let (source, sheet) = try await Self.applyKeepingSheet(
             steps, to: opened,
             context: OperationContext(
                 loader: reading.loader(in: context), limits: reading.limits, decoding: reading.decoding))
         try writing.prepare(source, for: target, in: context)
         try await writing.write(source, to: target, verb: "convert", in: context)
+        if let description, let sheet {
+            try writeSheetDescription(sheet, to: description, imageName: target.path, in: context)
+        }
         return CommandOutcome(output: target.isStandardOutput ? nil : target.path)
     }
 
@@ -109,9 +132,22 @@ struct ConvertCommand: BatchableCommand {
     static func apply(_ steps: [ImageOperation], to source: any FrameSource, context: OperationContext)
         async throws -> any FrameSource
     {
-        let result: Result<any FrameSource, ImgToolError>
+        try await applyKeepingSheet(steps, to: source, context: context).0
+    }
+
+    /// ``apply(_:to:context:)``, also returning the layout of the last sprite sheet a `--sheet` made.
+    static func applyKeepingSheet(_ steps: [ImageOperation], to source: any FrameSource, context: OperationContext)
+        async throws -> (any FrameSource, SpriteSheetLayout?)
+    {
+        let result: Result<(any FrameSource, SpriteSheetLayout?), ImgToolError>
         do {
-            result = .success(try await source.applying(steps, context: context))
+            var done = source
+            var sheet: SpriteSheetLayout?
+            for step in steps {
+                done = try await step.operation.apply(to: done, context: context)
+                if case .sheet = step { sheet = (done as? SpriteSheetSource)?.layout }
+            }
+            result = .success((done, sheet))
         } catch {
             result = .failure(error)
         }
