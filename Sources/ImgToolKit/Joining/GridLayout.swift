@@ -18,7 +18,9 @@ public struct GridLayout: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Parses `COLSxROWS`, `COLSx` or `xROWS` (each 1 to 65,536).
-    /// - Parameter option: the option named in errors (`--montage`).
+    /// - Parameters:
+    ///   - text: the value as typed.
+    ///   - option: the option named in errors (`--montage`).
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value.
     public init(parsing text: String, option: String) throws(ImgToolError) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
@@ -43,7 +45,10 @@ public struct GridLayout: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "\(columns.map(String.init) ?? "")x\(rows.map(String.init) ?? "")" }
 
     /// Columns and rows that hold `count` cells.
-    /// - Parameter what: what the cells are, for the error (`inputs`, `frames`).
+    /// - Parameters:
+    ///   - count: the cells to fill (at least one is made).
+    ///   - option: the option named in errors (`--montage`).
+    ///   - what: what the cells are, for the error (`inputs`, `frames`).
     /// - Throws: ``ImgToolError`` `invalidArgument` when a grid of both sides holds fewer than `count`.
     public func resolved(for count: Int, option: String, what: String) throws(ImgToolError) -> (
         columns: Int, rows: Int

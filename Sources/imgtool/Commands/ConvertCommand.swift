@@ -19,13 +19,26 @@ struct ConvertCommand: BatchableCommand {
             commands name it). The output is written atomically, never over the input, and over \
             an existing file only with --force.
 
+            Several inputs (convert IN... OUT, OUTPUT the last word before the first option) are \
+            joined in time on the first input's canvas (others centred, on --background or \
+            transparent): an animation keeps its frames and delays, a still is one frame of \
+            --delay MS (default 100) or --fps N. An input may be a folder (its images in natural \
+            order: frame2 before frame10) or a pattern (f-%03d.png: from the lowest number \
+            present, consecutive). An OUTPUT that exists and is named like an input but for its \
+            numbers (the shell expanded frame-*.png) is refused, even with --force; name the output \
+            with -o. --montage COLSxROWS (2x1, 3x) lays the inputs out in a grid instead (--gap N \
+            pixels between cells, cells as large as the largest input), animations playing side \
+            by side on one timeline.
+
             Operations, applied in the order written, to a still or to every frame: --crop \
             WxH+X+Y | W:H, --resize W | xH | WxH | P% (--filter, --linear), --rotate DEG \
             (clockwise; right angles exact, others expand the canvas onto --background), --flip, \
             --flop, --trim, --pad N | T,R,B,L, --blur SIGMA, --sharpen SIGMA, --grayscale, \
             --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-width \
-            W | P%, --overlay-height H | P%, --tile); for animations --speed X, --reverse, --frames A..B | A.. | ..B (and
-            --loops N).
+            W | P%, --overlay-height H | P%, --tile); for animations --speed X, --reverse, --boomerang \
+            (forwards then backwards, n frames make 2n-2), --frames A..B | A.. | ..B (and --loops N), \
+            --sheet COLSx | COLSxROWS (every frame on one still sprite sheet; then --sheet-json FILE \
+            writes each frame's box and delay).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
             is written), 64 for a usage error, 128+N when signal N stopped it (nothing is written).
