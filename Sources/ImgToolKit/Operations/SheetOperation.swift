@@ -143,25 +143,33 @@ public struct SpriteSheetSource: FrameSource {
     /// A reader that makes the sheet when its one frame is asked for.
     public func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         let (base, layout, info) = (base, layout, info)
+        let sheetDepth = depth ?? (base.info.bitDepth > 8 ? .sixteen : .eight)
         return OneFrameReader { () throws(ImgToolError) in
-            let reader = try base.makeFrameReader(depth: depth)
-            var sheet: PixelBuffer?
-            var drawn = 0
-            while let frame = try reader.nextFrame() {
-                if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled at frame \(frame.index) of the sheet") }
-                guard layout.boxes.indices.contains(frame.index) else { break }
-                if sheet == nil {
-                    sheet = PixelBuffer(width: info.width, height: info.height, depth: frame.image.depth)
-                    sheet?.metadata = frame.image.metadata
-                }
-                let box = layout.boxes[frame.index]
-                sheet?.draw(frame.image, at: (box.x, box.y), blend: .source)
-                drawn += 1
-            }
-            guard let sheet, drawn == layout.boxes.count else {
-                throw ImgToolError(.truncated, "the data ends before frame \(drawn)")
-            }
-            return Frame(info: info.frames[0], image: sheet)
+            try Self.drawSheet(of: base, layout: layout, info: info, depth: sheetDepth)
         }
+    }
+
+    /// Reads every frame of `base` and draws it into its box of a new sheet at `depth`.
+    private static func drawSheet(
+        of base: any FrameSource, layout: SpriteSheetLayout, info: ImageInfo, depth: SampleDepth
+    )
+        throws(ImgToolError) -> Frame
+    {
+        let reader = try base.makeFrameReader(depth: depth)
+        var sheet = PixelBuffer(width: info.width, height: info.height, depth: depth)
+        var drawn = 0
+        while let frame = try reader.nextFrame() {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled at frame \(frame.index) of the sheet") }
+            guard layout.boxes.indices.contains(frame.index) else { break }
+            let image = frame.image.depth == depth ? frame.image : frame.image.converted(to: depth)
+            if drawn == 0 { sheet.metadata = image.metadata }
+            let box = layout.boxes[frame.index]
+            sheet.draw(image, at: (box.x, box.y), blend: .source)
+            drawn += 1
+        }
+        guard drawn == layout.boxes.count else {
+            throw ImgToolError(.truncated, "the data ends before frame \(drawn)")
+        }
+        return Frame(info: info.frames[0], image: sheet)
     }
 }
