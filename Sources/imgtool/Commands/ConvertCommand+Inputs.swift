@@ -41,6 +41,21 @@ extension ConvertCommand {
         )
     }
 
+    /// With `-o OUTPUT`, every word after INPUT is an input; one that names nothing (no file,
+    /// folder, pattern, URL or `-`) was meant as a second output: `convert in.png x.png -o y.png`.
+    /// - Throws: `ValidationError` naming both outputs.
+    func refuseOutputTwice() throws {
+        guard let named = outputOption else { return }
+        for text in inputTexts.dropFirst() {
+            // A malformed name or URL fails later with its own error.
+            guard case .file(let path)? = (try? ImageInput(text))?.location else { continue }
+            if FileManager.default.fileExists(atPath: path) || InputExpansion.namesMany(text) { continue }
+            throw ValidationError(
+                "two outputs: \(text) and -o \(named); name one (with -o, the words after INPUT are inputs, and \(text) does not exist)"
+            )
+        }
+    }
+
     /// A name with every run of digits replaced by `#`: `dir/frame-#.png`.
     static func shape(of name: String) -> String {
         var shape = ""

@@ -89,6 +89,7 @@ struct ConvertCommand: BatchableCommand {
 
     func validate() throws {
         try OutputOptions.checkOne(argument: outputArgument, option: outputOption, command: "convert")
+        try refuseOutputTwice()
         _ = try writing.output(output)
         _ = try operations()
     }
