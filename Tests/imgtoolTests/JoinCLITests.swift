@@ -70,6 +70,19 @@ struct JoinCLITests {
         #expect(frames[0].image == Self.solid(6, 4, [0, 0, 255, 255]))
     }
 
+    @Test("--delay sets what a still becomes before any operation; --speed then changes the joined frames")
+    func delayBeforeSpeed() throws {
+        let folder = try Self.numberedFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Written after --speed, --delay still applies first: 200 ms stills, then twice as fast
+        let run = try CLIRunner.run(
+            ["convert", "in/frame%d.png", "s.png", "--frames", "0..2", "--speed", "2", "--delay", "200"], in: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.frames(folder + "/s.png").map(\.info.delay) == Array(repeating: .milliseconds(100), count: 3))
+        let both = try CLIRunner.run(["convert", "in", "t.gif", "--delay", "20", "--fps", "10"], in: folder)
+        #expect(both.status == 64 && both.stderr.contains("give one"))
+    }
+
     @Test("The last of several inputs named like the others is refused as the output, even with --force")
     func outputNamedLikeInputs() throws {
         let folder = try Self.numberedFolder()
