@@ -217,5 +217,13 @@ struct JoinTests {
             #expect(throws: ImgToolError.self) { _ = try InputArrangement.extract(from: words) }
         }
         #expect(try GridLayout(parsing: "x2", option: "--montage").resolved(for: 5, option: "", what: "") == (3, 2))
+        // A grid decoded from JSON is checked as a parsed one
+        #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode(GridLayout.self, from: Data("{}".utf8)) }
+        #expect(throws: DecodingError.self) {
+            _ = try JSONDecoder().decode(GridLayout.self, from: Data("{\"columns\":0}".utf8))
+        }
+        let sheet = ImageOperation.sheet(
+            SheetOperation(grid: GridLayout(columns: 3, rows: nil), descriptionFile: "s.json"))
+        #expect(try JSONDecoder().decode(ImageOperation.self, from: JSONEncoder().encode(sheet)) == sheet)
     }
 }

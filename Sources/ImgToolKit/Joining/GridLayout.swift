@@ -41,6 +41,24 @@ public struct GridLayout: Sendable, Hashable, Codable, CustomStringConvertible {
         self.init(columns: columns, rows: rows)
     }
 
+    private enum CodingKeys: String, CodingKey { case columns, rows }
+
+    /// Decodes a grid, checked as ``init(parsing:option:)`` checks one.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        let columns = try values.decodeIfPresent(Int.self, forKey: .columns)
+        let rows = try values.decodeIfPresent(Int.self, forKey: .rows)
+        guard columns != nil || rows != nil,
+            [columns, rows].allSatisfy({ ($0 ?? 1) >= 1 && ($0 ?? 1) <= Self.maxSide })
+        else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a grid needs columns or rows, each 1 to \(Self.maxSide)"))
+        }
+        self.init(columns: columns, rows: rows)
+    }
+
     /// The grid as written: `2x1`, `3x`, `x2`.
     public var description: String { "\(columns.map(String.init) ?? "")x\(rows.map(String.init) ?? "")" }
 
