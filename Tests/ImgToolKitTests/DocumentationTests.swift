@@ -62,6 +62,28 @@ struct DocumentationTests {
         #expect(written.info.format == .apng && written.info.frameCount == 3)
     }
 
+    @Test("MakingAnimations: a folder joined, bounced and written as a GIF")
+    func makingAnimationsExample() async throws {
+        let folder = try makeTemporaryFolder("doc-making")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/frames", withIntermediateDirectories: true)
+        for index in [1, 2, 10] {
+            try MergeFixtures.write(
+                try MergeFixtures.png(TestImages.noise8(width: 6, height: 4, seed: UInt64(index))),
+                to: folder + "/frames/frame\(index).png")
+        }
+        // The article's code, with the folder in front of each name.
+        let names = try InputExpansion.expand(folder + "/frames/")
+        let inputs = try names.map { (name) throws(ImgToolError) in try JoinInput.file(name) }
+        let clip = try JoinedFrameSource(inputs, stillDelay: .milliseconds(40))
+        let bounced = try await clip.applying([.timing(.boomerang)])
+        try await ImageOutput(path: folder + "/clip.gif").write(bounced)
+
+        #expect(names.map { ($0 as NSString).lastPathComponent } == ["frame1.png", "frame2.png", "frame10.png"])
+        let info = try ImageSource(contentsOf: folder + "/clip.gif").info
+        #expect(info.frameCount == 4 && info.frames.allSatisfy { $0.delay == .milliseconds(40) })
+    }
+
     @Test("Merging: an animated overlay written as an APNG")
     func mergingExample() async throws {
         let folder = try makeTemporaryFolder("doc-merge")

@@ -5,15 +5,15 @@
 final class MergedFrameReader: FrameReader {
     private let animation: MergedAnimation
     private let depth: SampleDepth?
-    private var readers: [(any FrameReader)?]
-    private var shown: [Frame?]
+    private let cursors: [FrameCursor?]
     private var next = 0
 
     init(animation: MergedAnimation, depth: SampleDepth?) {
         self.animation = animation
         self.depth = depth
-        readers = animation.layers.map { _ in nil }
-        shown = animation.layers.map { _ in nil }
+        cursors = animation.layers.map { layer in
+            layer.source.map { source in FrameCursor(name: layer.name) { () throws(ImgToolError) in source } }
+        }
     }
 
     /// Composites the next merged frame (frame 0 was composited by the merge and is reused).
@@ -48,16 +48,7 @@ final class MergedFrameReader: FrameReader {
         -> PixelBuffer
     {
         if let still = layer.still { return still }
-        guard let source = layer.source else { preconditionFailure("a layer is a still image or an animation") }
-        if let current = shown[position], current.index == index { return current.image }
-        if readers[position] == nil || (shown[position]?.index ?? -1) > index {
-            shown[position] = nil
-            readers[position] = try source.makeFrameReader(depth: nil)
-        }
-        while let frame = try readers[position]?.nextFrame() {
-            shown[position] = frame
-            if frame.index == index { return frame.image }
-        }
-        throw ImgToolError(.truncated, "the data ends before frame \(index)", input: layer.name)
+        guard let cursor = cursors[position] else { preconditionFailure("a layer is a still image or an animation") }
+        return try cursor.image(at: index)
     }
 }

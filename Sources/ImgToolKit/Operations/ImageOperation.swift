@@ -26,8 +26,10 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     case overlay(OverlayOperation)
     /// Draws images (still or animated) over every frame, all placed the same way: `imgtool merge`.
     case merge(MergeOperation)
-    /// Changes the timing: speed, reverse, a range of frames, the number of plays.
+    /// Changes the timing: speed, reverse, boomerang, a range of frames, the number of plays.
     case timing(TimingOperation)
+    /// Lays the frames out as one still sprite sheet.
+    case sheet(SheetOperation)
 
     /// The step as a ``FrameOperation``.
     public var operation: any FrameOperation {
@@ -42,6 +44,7 @@ public enum ImageOperation: Sendable, Hashable, Codable {
         case .overlay(let step): step
         case .merge(let step): step
         case .timing(let step): step
+        case .sheet(let step): step
         }
     }
 

@@ -5,7 +5,7 @@ extension ImageOperation {
         "--crop", "--resize", "--rotate", "--flip", "--flop", "--trim", "--pad", "--blur", "--sharpen", "--grayscale",
         "--greyscale", "--overlay", "--gravity", "--offset", "--opacity", "--overlay-width", "--overlay-height",
         "--overlay-size", "--tile", "--speed",
-        "--reverse", "--frames", "--filter", "--linear",
+        "--reverse", "--frames", "--filter", "--linear", "--boomerang", "--sheet", "--sheet-json",
     ]
 
     /// Parses the operation words of `imgtool convert IN OUT [OPERATION...]` (and of a `batch` job
@@ -117,6 +117,17 @@ extension ImageOperation {
                 operations[operations.count - 1] = .overlay(overlay)
             case "--speed": operations.append(.timing(try TimingOperation.speed(parsing: try value(for: word))))
             case "--reverse": operations.append(.timing(.reverse))
+            case "--boomerang": operations.append(.timing(.boomerang))
+            case "--sheet":
+                operations.append(
+                    .sheet(SheetOperation(grid: try GridLayout(parsing: try value(for: word), option: word))))
+            case "--sheet-json":
+                guard case .sheet(var sheet) = operations.last else {
+                    throw ImgToolError(
+                        .invalidArgument, "--sheet-json describes a sprite sheet: write it after --sheet")
+                }
+                sheet.descriptionFile = try value(for: word)
+                operations[operations.count - 1] = .sheet(sheet)
             case "--frames": operations.append(.timing(try TimingOperation.frames(parsing: try value(for: word))))
             case "--filter":
                 let name = try value(for: word)

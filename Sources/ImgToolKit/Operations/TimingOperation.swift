@@ -1,5 +1,5 @@
-/// The operations on an animation's timing: `--speed X`, `--reverse`, `--frames A..B` and
-/// `--loops N`. Pixels are not touched; frames are read as composited.
+/// The operations on an animation's timing: `--speed X`, `--reverse`, `--boomerang`,
+/// `--frames A..B` and `--loops N`. Pixels are not touched; frames are read as composited.
 public enum TimingOperation: FrameOperation, Hashable, Codable {
     /// Every delay divided by this factor (above 0). Delays read from a file are first read as
     /// players show them (``DelayPolicy/browser``: 10 ms or less is 100 ms), as `animate --speed`
@@ -13,6 +13,10 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
     case frames(first: Int, last: Int?)
     /// How many times the animation plays, 0 forever.
     case loops(Int)
+    /// Forwards then backwards (`--boomerang`): frames 0, 1 ... n-1, then n-2 ... 1, each with
+    /// its own delay; the two ends are not shown twice, so n frames make 2n - 2 (a still, or
+    /// two frames, stay as they are: 1 and 2).
+    case boomerang
 
     /// The longest delay a timing step may make: 2³¹ - 1 ms (24.8 days), the most a signed
     /// 32-bit millisecond count holds; no image format holds more.
@@ -110,6 +114,19 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
                 return frame
             }
             return RetimedFrameSource(base: source, info: info, order: .reversed)
+        case .boomerang:
+            let count = info.frameCount
+            guard count > 2 else { return source }
+            try context.limits.checkAnimation(frames: 2 * count - 2, width: info.width, height: info.height)
+            info = info.withCanvas(PixelSize(width: info.width, height: info.height))
+            let forward = info.frames
+            let backward = forward[1...(count - 2)].reversed()
+            info.frames = (forward + backward).enumerated().map { index, frame in
+                var frame = frame
+                frame.index = index
+                return frame
+            }
+            return RetimedFrameSource(base: source, info: info, order: .boomerang)
         }
     }
 }
@@ -120,6 +137,8 @@ struct RetimedFrameSource: FrameSource {
         case same
         case range(ClosedRange<Int>)
         case reversed
+        /// Every frame, then frames n-2 down to 1.
+        case boomerang
     }
 
     let base: any FrameSource
@@ -136,6 +155,20 @@ struct RetimedFrameSource: FrameSource {
             return SelectingFrameReader(base: try base.makeFrameReader(depth: depth), order: order, frames: info.frames)
         case .reversed:
             return ReversingFrameReader(base: base, depth: depth, frames: info.frames, budget: reverseBudget)
+        case .boomerang:
+            let count = base.info.frameCount
+            var middle = base.info
+            middle.frames = base.info.frames[1...(count - 2)].enumerated().map { index, frame in
+                var frame = frame
+                frame.index = index
+                return frame
+            }
+            let back = RetimedFrameSource(base: base, info: middle, order: .range(1...(count - 2)))
+            return BoomerangFrameReader(
+                forward: try base.makeFrameReader(depth: depth),
+                backward: ReversingFrameReader(
+                    base: back, depth: depth, frames: middle.frames, budget: reverseBudget),
+                frames: info.frames)
         }
     }
 }
@@ -167,6 +200,31 @@ final class SelectingFrameReader: FrameReader {
             }
         }
         return nil
+    }
+}
+
+/// The base's frames first to last, then from the last but one back to the second, each given
+/// its new information.
+final class BoomerangFrameReader: FrameReader {
+    private let forward: any FrameReader
+    private let backward: any FrameReader
+    private let frames: [FrameInfo]
+    private var next = 0
+
+    init(forward: any FrameReader, backward: any FrameReader, frames: [FrameInfo]) {
+        self.forward = forward
+        self.backward = backward
+        self.frames = frames
+    }
+
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard next < frames.count else { return nil }
+        let half = (frames.count + 2) / 2
+        guard let frame = try next < half ? forward.nextFrame() : backward.nextFrame() else {
+            throw ImgToolError(.truncated, "the data ends before frame \(next < half ? next : frames.count - next)")
+        }
+        defer { next += 1 }
+        return Frame(info: frames[next], image: frame.image)
     }
 }
 

@@ -11,7 +11,7 @@ import ImgToolKit
 /// uncover. Any other word is a usage error that names it.
 enum OperationWords {
     /// Every operation word, for suggestions (`--rotat`: did you mean `--rotate`?).
-    static let names: Set<String> = ImageOperation.words
+    static let names: Set<String> = ImageOperation.words.union(InputArrangement.words)
 
     /// Parses `words` (``ImageOperation/parse(words:background:suggesting:)``).
     /// - Throws: `ValidationError` naming the option and the value.
