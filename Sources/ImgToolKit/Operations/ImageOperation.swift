@@ -28,6 +28,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     case merge(MergeOperation)
     /// Changes the timing: speed, reverse, a range of frames, the number of plays.
     case timing(TimingOperation)
+    /// Draws a caption over every frame, or over the frames of an interval.
+    case text(TextOperation)
 
     /// The step as a ``FrameOperation``.
     public var operation: any FrameOperation {
@@ -42,6 +44,7 @@ public enum ImageOperation: Sendable, Hashable, Codable {
         case .overlay(let step): step
         case .merge(let step): step
         case .timing(let step): step
+        case .text(let step): step
         }
     }
 

@@ -5,6 +5,9 @@ protocol FrameMapping: Sendable {
     func outputSize(for input: PixelSize) -> PixelSize
     /// The frame made from `image`.
     func map(_ image: PixelBuffer) -> PixelBuffer
+    /// The frame made from `image`, frame `index` of the source (a timed caption draws on some
+    /// frames only). Default ``map(_:)``.
+    func map(_ image: PixelBuffer, index: Int) -> PixelBuffer
     /// Whether an opaque input stays opaque (no transparent border or corner is added).
     var keepsOpacity: Bool { get }
     /// Whether every frame made is opaque whatever the input (a flattening). Default `false`.
@@ -17,6 +20,8 @@ protocol FrameMapping: Sendable {
 extension FrameMapping {
     /// Not unless the mapping says so.
     var makesOpaque: Bool { false }
+    /// Every frame alike: ``map(_:)``.
+    func map(_ image: PixelBuffer, index: Int) -> PixelBuffer { map(image) }
     /// Not unless the mapping says so.
     var exactTurn: ImageOrientation? { nil }
 }
@@ -56,7 +61,7 @@ final class MappedFrameReader: FrameReader {
     func nextFrame() throws(ImgToolError) -> Frame? {
         guard let frame = try base.nextFrame() else { return nil }
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled at frame \(frame.index)") }
-        var image = mapping.map(frame.image)
+        var image = mapping.map(frame.image, index: frame.index)
         image.metadata = frame.image.metadata
         return Frame(info: frames[frame.index], image: image)
     }

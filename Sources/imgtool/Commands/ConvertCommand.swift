@@ -24,7 +24,9 @@ struct ConvertCommand: BatchableCommand {
             (clockwise; right angles exact, others expand the canvas onto --background), --flip, \
             --flop, --trim, --pad N | T,R,B,L, --blur SIGMA, --sharpen SIGMA, --grayscale, \
             --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-width \
-            W | P%, --overlay-height H | P%, --tile); for animations --speed X, --reverse, --frames A..B | A.. | ..B (and
+            W | P%, --overlay-height H | P%, --tile), --text STRING (then its own --font FILE | FAMILY, \
+            --font-size PX, --color, --stroke-color, --stroke-width PX, --gravity, --offset X,Y, \
+            --width PX, --align left | center | right, --opacity A, --from MS, --to MS); for animations --speed X, --reverse, --frames A..B | A.. | ..B (and
             --loops N).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
