@@ -22,6 +22,7 @@
 #define FREETYPE_FUNCTIONS(X)                                                                                     \
     X(FT_Init_FreeType) X(FT_Done_FreeType) X(FT_New_Memory_Face) X(FT_Done_Face) X(FT_Set_Char_Size)             \
     X(FT_Select_Size) X(FT_Load_Glyph) X(FT_Get_Glyph) X(FT_Done_Glyph) X(FT_Glyph_Transform) X(FT_Glyph_Stroke) \
+    X(FT_Glyph_Get_CBox)                                                                                          \
     X(FT_Glyph_To_Bitmap) X(FT_Stroker_New) X(FT_Stroker_Set) X(FT_Stroker_Done)
 #define HARFBUZZ_FUNCTIONS(X)                                                                                    \
     X(hb_blob_create) X(hb_blob_destroy) X(hb_face_create) X(hb_face_destroy) X(hb_font_create)                  \
@@ -359,6 +360,17 @@ int imgtool_text_font_render(imgtool_text_font *font, uint32_t glyph, int32_t x_
                 freetype_error(status, "FT_Glyph_Stroke", error, error_size);
                 return 0;
             }
+        }
+        // A damaged font's outline may reach far outside its em: refused before FreeType allocates
+        // a bitmap for it (up to 65535 px a side), beyond 8 em and the stroke either way.
+        FT_BBox box;
+        api.FT_Glyph_Get_CBox(image, FT_GLYPH_BBOX_PIXELS, &box);
+        double reach = font->pixels * 8 + stroke_radius / 64.0 * 2 + 2;
+        if ((double)box.xMax - box.xMin > reach || (double)box.yMax - box.yMin > reach) {
+            api.FT_Done_Glyph(image);
+            snprintf(error, error_size, "glyph %u is %ldx%ld px, far larger than its em (a damaged font?)", glyph,
+                     (long)(box.xMax - box.xMin), (long)(box.yMax - box.yMin));
+            return 0;
         }
         status = api.FT_Glyph_To_Bitmap(&image, FT_RENDER_MODE_NORMAL, NULL, 1);
         if (status != 0) {

@@ -12,6 +12,9 @@ struct TextCaption {
     static let maxScalars = 10_000
     /// The largest font size, in pixels.
     static let maxFontSize = 2_000.0
+    /// The most pixels a caption's drawing area may have whatever the limits (32 Mi: its layers
+    /// then take at most about 200 MB).
+    static let maxCaptionPixels = 1 << 25
 
     /// Lays out and draws `text`.
     /// - Throws: ``ImgToolError`` `invalidArgument` (a usage error) for a font that does not exist,
@@ -50,16 +53,16 @@ struct TextCaption {
         let width = (box.maxX >> 6) - originX + 1
         let height = (box.maxY >> 6) - originY + 1
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= limits.maxPixels, width <= 1 << 16, height <= 1 << 16 else {
+        let allowed = min(limits.maxPixels, Self.maxCaptionPixels)
+        guard !overflow, pixels <= allowed, width <= 1 << 16, height <= 1 << 16 else {
             throw ImgToolError(
                 .invalidArgument,
-                "--text: the caption would be \(width)x\(height) pixels, more than the \(limits.maxPixels) allowed "
+                "--text: the caption would be \(width)x\(height) pixels, more than the \(allowed) allowed "
                     + "(a smaller --font-size, a shorter text or --width)")
         }
         var fill = CoverageLayer(width: width, height: height)
         var strokeLayer = CoverageLayer(width: stroke > 0 ? width : 0, height: stroke > 0 ? height : 0)
-        var colors = PixelBuffer(width: width, height: height)
-        var hasColor = false
+        var colors: PixelBuffer?
         for glyph in layout.glyphs {
             if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while drawing the caption") }
             let face = fonts.faces[glyph.face]
@@ -81,11 +84,11 @@ struct TextCaption {
                 ? color.image : try color.image.resized(to: size, filter: .lanczos3, limits: limits)
             let left = (x >> 6) + Int((Double(color.left) * scale).rounded())
             let top = (y >> 6) - Int((Double(color.top) * scale).rounded())
-            colors.draw(scaled, at: (left, top), blend: .over)
-            hasColor = true
+            if colors == nil { colors = PixelBuffer(width: width, height: height) }
+            colors?.draw(scaled, at: (left, top), blend: .over)
         }
         image = Self.composite(
-            fill: fill, stroke: stroke > 0 ? strokeLayer : nil, colors: hasColor ? colors : nil, color: text.color,
+            fill: fill, stroke: stroke > 0 ? strokeLayer : nil, colors: colors, color: text.color,
             strokeColor: text.strokeColor)
     }
 
