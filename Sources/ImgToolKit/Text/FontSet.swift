@@ -95,6 +95,11 @@ final class FontSet {
     func face(for scalar: Unicode.Scalar, color: Bool) -> Int? {
         if color, let emoji = colorFace(for: scalar) { return emoji }
         if let found = faces.indices.first(where: { faces[$0].hasGlyph(scalar) }) { return found }
+        // Unassigned and private-use characters: only the fonts read so far may have them.
+        switch scalar.properties.generalCategory {
+        case .unassigned, .privateUse, .surrogate: return nil
+        default: break
+        }
         while !pending.isEmpty {
             let next = pending.removeFirst()
             guard access(next.path, R_OK) == 0, (try? add(path: next.path, index: next.index, name: next.path)) != nil
