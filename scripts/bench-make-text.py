@@ -50,9 +50,11 @@ def imgtool_cmd(out):
 
 
 def magick_cmd(out, optimize=True):
-    # ImageMagick strokes centred on the outline: twice the width reaches as far outside.
-    return [b.IM, gif, "-coalesce", "-font", FONT, "-pointsize", str(SIZE), "-fill", "white", "-stroke", "black",
-            "-strokewidth", str(2 * STROKE), "-gravity", "south", "-annotate", f"+0+{MARGIN}", TEXT,
+    # ImageMagick strokes centred on the outline and over the fill: the usual meme recipe draws
+    # the stroked text (twice the width, to reach as far outside), then the fill again on top.
+    return [b.IM, gif, "-coalesce", "-font", FONT, "-pointsize", str(SIZE), "-gravity", "south",
+            "-fill", "white", "-stroke", "black", "-strokewidth", str(2 * STROKE), "-annotate", f"+0+{MARGIN}", TEXT,
+            "-stroke", "none", "-annotate", f"+0+{MARGIN}", TEXT,
             *(["-layers", "Optimize"] if optimize else []), out]
 
 
