@@ -110,6 +110,20 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // FreeType, HarfBuzz, FriBidi and fontconfig for --text, loaded on the first caption and never
+        // linked (see CText/include/CText.h). FreeType's headers include each other from
+        // /usr/include/freetype2, where Debian's libfreetype-dev puts them.
+        .target(
+            name: "CText",
+            path: "CText",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+                .unsafeFlags(["-I/usr/include/freetype2"]),
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // libcurl, loaded on the first URL fetch instead of at start-up (see include/CCurlLoader.h).
         .target(
             name: "CCurlLoader",
@@ -144,6 +158,7 @@ let package = Package(
             name: "ImgToolKit",
             dependencies: [
                 "CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor", "CCurlFetch",
+                "CText",
             ],
             swiftSettings: strictSwift
         ),

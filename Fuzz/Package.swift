@@ -5,7 +5,7 @@ import PackageDescription
 
 let fuzzTargets = [
     "FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF", "FuzzMerge",
-    "FuzzOperationWords", "FuzzBatchJobs",
+    "FuzzOperationWords", "FuzzBatchJobs", "FuzzText",
 ]
 
 let package = Package(

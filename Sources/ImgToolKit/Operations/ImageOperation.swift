@@ -30,6 +30,8 @@ public enum ImageOperation: Sendable, Hashable, Codable {
     case timing(TimingOperation)
     /// Lays the frames out as one still sprite sheet.
     case sheet(SheetOperation)
+    /// Draws a caption over every frame, or over the frames of an interval.
+    case text(TextOperation)
 
     /// The step as a ``FrameOperation``.
     public var operation: any FrameOperation {
@@ -45,6 +47,7 @@ public enum ImageOperation: Sendable, Hashable, Codable {
         case .merge(let step): step
         case .timing(let step): step
         case .sheet(let step): step
+        case .text(let step): step
         }
     }
 

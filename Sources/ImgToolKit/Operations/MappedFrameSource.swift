@@ -6,6 +6,10 @@ protocol FrameMapping: Sendable {
     /// The frame made from `image`.
     /// - Throws: ``ImgToolError`` `cancelled` from a mapping that stops when its task is.
     func map(_ image: PixelBuffer) throws(ImgToolError) -> PixelBuffer
+    /// The frame made from `image`, frame `index` of the source (a timed caption draws on some
+    /// frames only). Default ``map(_:)``.
+    /// - Throws: ``ImgToolError`` `cancelled` from a mapping that stops when its task is.
+    func map(_ image: PixelBuffer, index: Int) throws(ImgToolError) -> PixelBuffer
     /// Whether an opaque input stays opaque (no transparent border or corner is added).
     var keepsOpacity: Bool { get }
     /// Whether every frame made is opaque whatever the input (a flattening). Default `false`.
@@ -18,6 +22,8 @@ protocol FrameMapping: Sendable {
 extension FrameMapping {
     /// Not unless the mapping says so.
     var makesOpaque: Bool { false }
+    /// Every frame alike: ``map(_:)``.
+    func map(_ image: PixelBuffer, index: Int) throws(ImgToolError) -> PixelBuffer { try map(image) }
     /// Not unless the mapping says so.
     var exactTurn: ImageOrientation? { nil }
 }
@@ -57,7 +63,7 @@ final class MappedFrameReader: FrameReader {
     func nextFrame() throws(ImgToolError) -> Frame? {
         guard let frame = try base.nextFrame() else { return nil }
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled at frame \(frame.index)") }
-        var image = try mapping.map(frame.image)
+        var image = try mapping.map(frame.image, index: frame.index)
         image.metadata = frame.image.metadata
         return Frame(info: frames[frame.index], image: image)
     }

@@ -1,12 +1,15 @@
 extension ImageOperation {
     /// Every operation word ``parse(words:background:suggesting:)`` knows, for suggestions
     /// (`--rotat`: did you mean `--rotate`?).
-    public static let words: Set<String> = [
+    public static let words: Set<String> = Set([
         "--crop", "--resize", "--rotate", "--flip", "--flop", "--trim", "--pad", "--blur", "--sharpen", "--grayscale",
         "--greyscale", "--overlay", "--gravity", "--offset", "--opacity", "--overlay-width", "--overlay-height",
         "--overlay-size", "--tile", "--speed",
         "--reverse", "--frames", "--filter", "--linear", "--boomerang", "--sheet", "--sheet-json",
-    ]
+    ]).union(TextOperation.words)
+
+    /// The placement words an `--overlay` and a `--text` both take.
+    static let overlayWords: Set<String> = ["--gravity", "--offset", "--opacity"]
 
     /// Parses the operation words of `imgtool convert IN OUT [OPERATION...]` (and of a `batch` job
     /// line's `convert`), in the order written, into the list ``FrameSource/applying(_:context:)``
@@ -15,7 +18,7 @@ extension ImageOperation {
     /// Each operation is a flag with its value (`--crop 640x360+0+0`, `--rotate 90`, `--flip`),
     /// or `--name=value` in one word; an `--overlay FILE` is followed by its own placement
     /// (`--gravity`, `--offset X,Y`, `--opacity`, `--overlay-width W|P%`, `--overlay-height H|P%`,
-    /// `--tile`), which applies to it alone. `--filter` and `--linear` set how every `--resize`
+    /// `--tile`), which applies to it alone; a `--text STRING` by its own options (``TextOperation/words``). `--filter` and `--linear` set how every `--resize`
     /// filters, wherever they are written. Each value is parsed by its operation's own parser
     /// (``CropOperation/init(parsing:)``, ``TimingOperation/speed(parsing:)`` ...). Nothing is
     /// loaded or decoded here: an overlay is only named.
@@ -49,7 +52,19 @@ extension ImageOperation {
             return overlay
         }
         while let word = queue.popFirst() {
+            // --text's own options (and --gravity, --offset, --opacity after it).
+            if TextOperation.words.contains(word), word != "--text" {
+                if case .text(var text) = operations.last {
+                    try text.set(word, to: try value(for: word))
+                    operations[operations.count - 1] = .text(text)
+                    continue
+                }
+                if !ImageOperation.overlayWords.contains(word) {
+                    throw ImgToolError(.invalidArgument, "\(word) sets a caption: write it after --text STRING")
+                }
+            }
             switch word {
+            case "--text": operations.append(.text(TextOperation(text: try value(for: word))))
             case "--crop": operations.append(.crop(try CropOperation(parsing: try value(for: word))))
             case "--resize":
                 operations.append(

@@ -35,10 +35,12 @@ struct ConvertCommand: BatchableCommand {
             (clockwise; right angles exact, others expand the canvas onto --background), --flip, \
             --flop, --trim, --pad N | T,R,B,L, --blur SIGMA, --sharpen SIGMA, --grayscale, \
             --overlay FILE (then its own --gravity, --offset X,Y, --opacity A, --overlay-width \
-            W | P%, --overlay-height H | P%, --tile); for animations --speed X, --reverse, --boomerang \
-            (forwards then backwards, n frames make 2n-2), --frames A..B | A.. | ..B (and --loops N), \
-            --sheet COLSx | COLSxROWS (every frame on one still sprite sheet; then --sheet-json FILE \
-            writes each frame's box and delay).
+            W | P%, --overlay-height H | P%, --tile), --text STRING (then its own --font FILE | FAMILY, \
+            --font-size PX, --color, --stroke-color, --stroke-width PX, --gravity, --offset X,Y, \
+            --width PX, --align left | center | right, --opacity A, --from MS, --to MS); for animations \
+            --speed X, --reverse, --boomerang (forwards then backwards, n frames make 2n-2), \
+            --frames A..B | A.. | ..B (and --loops N), --sheet COLSx | COLSxROWS (every frame on one \
+            still sprite sheet; then --sheet-json FILE writes each frame's box and delay).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
             is written), 64 for a usage error, 128+N when signal N stopped it (nothing is written).
