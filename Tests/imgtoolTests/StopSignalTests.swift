@@ -63,7 +63,8 @@ struct StopSignalTests {
 }
 
 /// Ctrl-C during a long encode inside a C library (zlib at level 9, libwebp, libaom, libjxl),
-/// which looks at no cancellation: the command still stops within a second, the file it would
+/// which looks at no cancellation, 0.5 s and 2 s into it (at 2 s, PNG at 16 bits and lossy WebP
+/// at quality 100, which take several seconds where the 0.5 s cases end in about two): the command still stops within a second, the file it would
 /// have replaced is left byte for byte, and no temporary file is left.
 @Suite("Stop signals during long encodes", .serialized, .timeLimit(.minutes(5)))
 struct StopSignalEncodeTests {
@@ -80,7 +81,9 @@ struct StopSignalEncodeTests {
         arguments: [
             (["out.png", "--level", "9"], 0.5), (["out.webp", "--lossless", "--level", "9"], 0.5),
             (["out.avif", "--lossless", "--level", "9"], 0.5), (["out.jxl", "--lossless", "--level", "9"], 0.5),
-            (["out.avif", "--lossless", "--level", "9"], 2.0),
+            (["out.png", "--level", "9", "--depth", "16"], 2.0),
+            (["out.webp", "--quality", "100", "--level", "9"], 2.0),
+            (["out.avif", "--lossless", "--level", "9"], 2.0), (["out.jxl", "--lossless", "--level", "9"], 2.0),
         ])
     func interruptedEncode(output: [String], after seconds: Double) throws {
         let folder = try makeTemporaryFolder("stop-encode")
