@@ -5,6 +5,14 @@ protocol MetadataNoting {
     /// What writing `source` with `options` changes or leaves out, one sentence each; empty when
     /// nothing.
     func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String]
+    /// Whether `source` is written with its metadata segments byte for byte, so that none of
+    /// ``ImageInfo/metadataWarnings(keeping:)``'s drops happens (a JPEG recompressed into JPEG XL
+    /// with ``ImageWriteOptions/MetadataChoice/keepWithGPS``). Default `false`.
+    func keepsMetadataAsIs(_ source: any FrameSource, options: ImageWriteOptions) -> Bool
+}
+
+extension MetadataNoting {
+    func keepsMetadataAsIs(_ source: any FrameSource, options: ImageWriteOptions) -> Bool { false }
 }
 
 extension JPEGCodec: MetadataNoting {
@@ -21,5 +29,11 @@ extension JXLCodec: MetadataNoting {
     /// (``JXLWriter/recompressionNotes(_:)``).
     func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
         JXLWriter(options: options, source: source.info).recompressionNotes(source)
+    }
+
+    /// A JPEG recompressed with every marker kept: the rebuilt JPEG is the original.
+    func keepsMetadataAsIs(_ source: any FrameSource, options: ImageWriteOptions) -> Bool {
+        options.metadata == .keepWithGPS
+            && (try? JXLWriter(options: options, source: source.info).recompressedJPEG(source)) != nil
     }
 }

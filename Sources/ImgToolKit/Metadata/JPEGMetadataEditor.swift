@@ -5,8 +5,8 @@
 /// the boxes and the reconstruction data in agreement (what is rebuilt is the edited file).
 ///
 /// What is kept follows ``ImageWriteOptions/MetadataChoice``, as it does for every other output:
-/// - ``ImageWriteOptions/MetadataChoice/keepWithGPS``: the file unchanged, byte for byte, but for
-///   an EXIF segment with no readable TIFF structure (``EXIFBlock/readProblem``), which goes.
+/// - ``ImageWriteOptions/MetadataChoice/keepWithGPS``: the file unchanged, byte for byte (an EXIF
+///   segment with no readable TIFF structure included: the rebuilt JPEG is the original).
 /// - ``ImageWriteOptions/MetadataChoice/keep``: the EXIF block without its GPS directory and
 ///   thumbnail, the XMP packet without `exif:GPS…` properties (or without the packet, when it
 ///   cannot be parsed: ``XMPPacket/parseProblem``), the extended XMP as it is when it holds no
@@ -28,7 +28,7 @@ struct JPEGMetadataEditor {
     /// `jpeg` with its metadata kept as ``choice`` says, or `nil` when its markers cannot be
     /// followed to the first scan (and so cannot be edited: callers then decode the pixels).
     func edited(_ jpeg: [UInt8]) -> [UInt8]? {
-        guard choice != .keepWithGPS else { return Self.droppingUnreadableEXIF(jpeg) }
+        guard choice != .keepWithGPS else { return jpeg }
         guard let layout = JPEGSegmentLayout(jpeg) else { return nil }
         var output: [UInt8] = [0xFF, 0xD8]
         output.reserveCapacity(layout.end)
@@ -80,28 +80,6 @@ struct JPEGMetadataEditor {
         }
         output += jpeg[layout.firstScan..<layout.end]
         return output
-    }
-
-    /// `jpeg` without its EXIF segments that hold no readable TIFF structure (none at all, or
-    /// ``EXIFBlock/readProblem``), every other byte as it was; `jpeg` itself when there is none
-    /// or its markers cannot be followed.
-    private static func droppingUnreadableEXIF(_ jpeg: [UInt8]) -> [UInt8] {
-        guard let layout = JPEGSegmentLayout(jpeg) else { return jpeg }
-        let unreadable = layout.segments.filter { segment in
-            let payload = Array(jpeg[segment.payload])
-            guard segment.marker == 0xE1, payload.starts(with: Array("Exif".utf8) + [0, 0]) else { return false }
-            guard let block = EXIFBlock(app1OrTIFF: Array(payload.dropFirst(6))) else { return true }
-            return block.readProblem != nil
-        }
-        guard !unreadable.isEmpty else { return jpeg }
-        var output: [UInt8] = []
-        output.reserveCapacity(jpeg.count)
-        var position = 0
-        for segment in unreadable {
-            output += jpeg[position..<segment.whole.lowerBound]
-            position = segment.whole.upperBound
-        }
-        return output + jpeg[position...]
     }
 
     private enum Kind {

@@ -115,6 +115,14 @@ public struct ImageOutput: Sendable {
         }
     }
 
+    /// What writing `source` with ``codec`` leaves out of its metadata that the user should hear
+    /// of (``ImageInfo/metadataWarnings(keeping:)``), unless the codec writes the source's
+    /// metadata byte for byte (a JPEG recompressed into JPEG XL with every marker kept).
+    public func metadataWarnings(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
+        if let noting = codec as? any MetadataNoting, noting.keepsMetadataAsIs(source, options: options) { return [] }
+        return source.info.metadataWarnings(keeping: options.metadata)
+    }
+
     /// Problems worth a note before writing `source` with ``codec``: transparency that the
     /// format cannot hold (it is flattened), metadata it cannot hold whole (a JPEG's EXIF past
     /// 64 KB is rebuilt without its largest parts, an ICC profile past 255 APP2 segments makes

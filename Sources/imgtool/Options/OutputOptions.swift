@@ -145,7 +145,7 @@ struct OutputOptions: ParsableArguments {
                     "\(output.codec.format.rawValue.uppercased()) holds one image, and the result has \(source.info.frameCount) frames; write \(list) instead",
                     input: output.path))
         }
-        for warning in source.info.metadataWarnings(keeping: writeOptions.metadata) {
+        for warning in output.metadataWarnings(for: source, options: writeOptions) {
             context.note("warning: \(input): \(warning)")
         }
         for note in output.notes(for: source, options: writeOptions) { context.note("note: \(output.path): \(note)") }
