@@ -26,17 +26,18 @@ struct DecoderIsolationCLITests {
         return library
     }
 
-    /// `ASAN_OPTIONS` as given, plus `handle_segv=0`: in a `--sanitize=address` build,
-    /// AddressSanitizer would catch the stand-in's SIGSEGV itself, report it and exit with status
-    /// 1, so nothing would die of the signal these tests expect. Other builds ignore it.
-    static let sanitizerOptions =
-        "ASAN_OPTIONS=" + (ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "")
-        + "handle_segv=0"
+    /// `ASAN_OPTIONS` and `TSAN_OPTIONS` as given, plus `handle_segv=0`: in a `--sanitize=address`
+    /// or `--sanitize=thread` build, the sanitizer would catch the stand-in's SIGSEGV itself,
+    /// report it and exit with a status of its own (1, 66), so nothing would die of the signal
+    /// these tests expect. Other builds ignore them.
+    static let sanitizerOptions = ["ASAN_OPTIONS", "TSAN_OPTIONS"].map { name in
+        name + "=" + (ProcessInfo.processInfo.environment[name].map { $0 + ":" } ?? "") + "handle_segv=0"
+    }
 
     /// `imgtool arguments` with `variables` (and ``sanitizerOptions``) added to its environment.
     static func run(_ variables: [String], _ arguments: [String], in folder: String? = nil) throws -> RunResult {
         try CLIRunner.run(
-            program: "/usr/bin/env", [sanitizerOptions] + variables + [CLIRunner.executable.path] + arguments,
+            program: "/usr/bin/env", sanitizerOptions + variables + [CLIRunner.executable.path] + arguments,
             in: folder)
     }
 
@@ -56,9 +57,9 @@ struct DecoderIsolationCLITests {
             program: "/bin/sh",
             [
                 "-c",
-                "export \"$4\"; IMGTOOL_DECODE_IN_PROCESS=1 SWIFT_BACKTRACE=enable=no IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\" 2>/dev/null; echo $?",
-                library, CLIRunner.executable.path, Self.heic, folder + "/in-process.png", Self.sanitizerOptions,
-            ])
+                "export \"$4\" \"$5\"; IMGTOOL_DECODE_IN_PROCESS=1 SWIFT_BACKTRACE=enable=no IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\" 2>/dev/null; echo $?",
+                library, CLIRunner.executable.path, Self.heic, folder + "/in-process.png",
+            ] + Self.sanitizerOptions)
         #expect(inProcess.stdout == "139\n")
     }
 
@@ -72,9 +73,9 @@ struct DecoderIsolationCLITests {
             program: "/bin/sh",
             [
                 "-c",
-                "export \"$4\"; env -u SWIFT_BACKTRACE IMGTOOL_DECODE_IN_PROCESS=1 IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\"; echo $?",
-                library, CLIRunner.executable.path, Self.heic, folder + "/out.png", Self.sanitizerOptions,
-            ])
+                "export \"$4\" \"$5\"; env -u SWIFT_BACKTRACE IMGTOOL_DECODE_IN_PROCESS=1 IMGTOOL_LIBHEIF=\"$0\" \"$1\" convert \"$2\" \"$3\"; echo $?",
+                library, CLIRunner.executable.path, Self.heic, folder + "/out.png",
+            ] + Self.sanitizerOptions)
         #expect(run.stdout == "139\n", "\(run.stdout)")
         #expect(!run.stderr.contains("crashed") && !run.stderr.contains("Backtrace"), "\(run.stderr)")
     }

@@ -87,6 +87,10 @@ final class CurlTransfer: Sendable {
             }
             pending?.resume(returning: .failure(ImgToolError(.cancelled, "cancelled", input: name)))
         }
+        // The body was written under the lock on the transfer thread: taking the lock once more
+        // orders those writes before the caller's reads where ThreadSanitizer can see it (it
+        // does not see the continuation's resumption as that order).
+        state.withLock { _ in }
         return try result.get()
     }
 
