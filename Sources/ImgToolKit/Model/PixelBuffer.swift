@@ -88,6 +88,24 @@ public struct PixelBuffer: Sendable, Hashable {
         self.samples = .rgba16(rgba16)
     }
 
+    /// A copy whose samples are in storage of its own, shared with nothing.
+    ///
+    /// A frame reader that composes an animation on one canvas hands out a copy like this,
+    /// never the canvas itself, and so draws the next frame in place without asking whether a
+    /// consumer (an encoder on another thread) still holds the last one. Copy-on-write would ask
+    /// the array's reference count, and the order a reference count gives (another thread's
+    /// last read before its release) is one ThreadSanitizer cannot see.
+    func unsharedCopy() -> PixelBuffer {
+        var copy = PixelBuffer(width: width, height: height, depth: depth) { (target) throws(Never) in
+            switch samples {
+            case .rgba8(let values): values.withUnsafeBytes { target.copyMemory(from: $0) }
+            case .rgba16(let values): values.withUnsafeBytes { target.copyMemory(from: $0) }
+            }
+        }
+        copy.metadata = metadata
+        return copy
+    }
+
     /// Bits per sample.
     public var depth: SampleDepth {
         switch samples {

@@ -71,7 +71,9 @@ final class APNGFrameReader: FrameReader {
         pending = (info.region, disposal)
         index += 1
         if index == source.frames.count { decoding.stop() }
-        return Frame(info: info, image: canvas)
+        // The canvas is never handed out (`unsharedCopy()`): the next frame is drawn on it in
+        // place while an encoder may still read this one.
+        return Frame(info: info, image: canvas.unsharedCopy())
     }
 
     /// Decodes one frame's pixels with libpng, from its rebuilt PNG stream.

@@ -101,11 +101,8 @@ final class GIFFrameReader: FrameReader {
 
         let clip = frame.info.region.clipped(toWidth: width, height: height)
         if Self.paintsEveryPixel(frame, of: source) {
-            // The frame paints every pixel, so nothing on the canvas survives it: rather than
-            // the copy that writing into the canvas the last frame still shares would make,
-            // a fresh buffer, and no disposal to apply.
-            let count = width * height * 4
-            canvas = [UInt8](unsharedUninitializedCapacity: count) { _, initialized in initialized = count }
+            // The frame paints every pixel, so nothing on the canvas survives it: no disposal
+            // to apply.
         } else if let pending = pendingDisposal {
             switch pending.disposal {
             case .none: break
@@ -119,8 +116,10 @@ final class GIFFrameReader: FrameReader {
             onto: &canvas, width: width, transparentIndex: frame.transparentIndex,
             inHalves: frame.info.index == 0 && splitFirst)
 
-        var image = PixelBuffer(width: width, height: height, rgba8: canvas)
-        if depth == .sixteen { image = image.converted(to: .sixteen) }
+        // The canvas is never handed out (`unsharedCopy()`): the next frame is drawn on it in
+        // place while an encoder may still read this one.
+        let shown = PixelBuffer(width: width, height: height, rgba8: canvas)
+        var image = depth == .sixteen ? shown.converted(to: .sixteen) : shown.unsharedCopy()
         image.metadata = ImageMetadata(format: .gif, bitDepth: 8, colorType: .palette)
         return Frame(info: frame.info, image: image)
     }

@@ -105,8 +105,10 @@ final class WebPFrameReader: FrameReader {
         }
         previous = (region, frame.info.disposal == .background, isKey)
 
-        var image = PixelBuffer(width: width, height: height, rgba8: canvas)
-        if depth == .sixteen { image = image.converted(to: .sixteen) }
+        // The canvas is never handed out (`unsharedCopy()`): the next frame is drawn on it in
+        // place, or it goes back to the decoders, while an encoder may still read this one.
+        let shown = PixelBuffer(width: width, height: height, rgba8: canvas)
+        var image = depth == .sixteen ? shown.converted(to: .sixteen) : shown.unsharedCopy()
         image.metadata = ImageMetadata(format: .webp, bitDepth: 8, colorType: source.info.colorType)
         return Frame(info: frame.info, image: image)
     }
