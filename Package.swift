@@ -144,6 +144,15 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // glibc's mallopt for the imgtool command (see include/CMallocTuning.h).
+        .target(
+            name: "CMallocTuning",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ]
+        ),
         // The resampler's passes on 256-bit vectors, chosen at run time (see
         // include/CResample.h): the same results to the bit as the Swift loops.
         .target(
@@ -167,6 +176,7 @@ let package = Package(
             dependencies: [
                 "ImgToolKit",
                 "CCurlLoader",
+                "CMallocTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift

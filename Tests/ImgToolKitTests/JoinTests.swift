@@ -101,6 +101,33 @@ struct JoinTests {
         #expect(inputs.map(\.name) == (0..<3).map { folder + "/f\($0).png" })
     }
 
+    @Test("A reader can start at a later frame without reading the inputs before it")
+    func joinStartsLater() throws {
+        // Given a join of a 3-frame animation, a still and a 2-frame animation
+        let first = FakeFrameSource(delaysMs: [30, 40, 50])
+        let last = FakeFrameSource(delaysMs: [10, 20])
+        let still = StillImageSource(TestImages.noise8(width: 4, height: 2, seed: 5))
+        let join = try JoinedFrameSource([JoinInput(source: first), JoinInput(source: still), JoinInput(source: last)])
+        let all = try Self.frames(join)
+        for start in 0..<all.count {
+            let readers = first.recorder.snapshot.readersMade
+            // When a reader starts at frame `start`
+            let reader = try join.frameReader(from: start, depth: .eight)
+            var rest: [Frame] = []
+            while let frame = try reader.nextFrame() { rest.append(frame) }
+            // Then it gives the frames from `start` on, as a reader from frame 0 does
+            #expect(rest.map(\.info.index) == Array(start..<all.count), "start \(start)")
+            #expect(rest.map(\.image) == all[start...].map(\.image), "start \(start)")
+            #expect(rest.map(\.info.delay) == all[start...].map(\.info.delay), "start \(start)")
+            // And past the first input, that input is never read
+            #expect((first.recorder.snapshot.readersMade == readers) == (start >= 3), "start \(start)")
+        }
+        // A source that cannot skip reads and drops the frames before the start
+        let reader = try first.frameReader(from: 2, depth: .eight)
+        #expect(try reader.nextFrame()?.info.index == 2)
+        #expect(try reader.nextFrame() == nil)
+    }
+
     @Test("A boomerang plays forwards then backwards, the ends not repeated, delays kept")
     func boomerang() async throws {
         let source = FakeFrameSource(delaysMs: [10, 20, 30, 40, 50], plays: 0)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ImgToolKit
@@ -427,6 +428,63 @@ struct WebPCodecTests {
             inputTime += Int(delays[index].milliseconds)
         }
         #expect(try WebPCodec().encoded(source) == file)
+    }
+
+    @Test("a frame counts as redrawn, so that no key frames are looked for, when nine pixels in ten change")
+    func redrawnFrames() {
+        let before = PixelBuffer(width: 10, height: 10, rgba8: [UInt8](repeating: 7, count: 400))
+        func changing(_ pixels: Int) -> PixelBuffer {
+            var samples = [UInt8](repeating: 7, count: 400)
+            for pixel in 0..<pixels { samples[pixel * 4 + 3] = 8 }
+            return PixelBuffer(width: 10, height: 10, rgba8: samples)
+        }
+        #expect(WebPWriter.isRedrawn(changing(90), from: before))
+        #expect(WebPWriter.isRedrawn(changing(100), from: before))
+        #expect(!WebPWriter.isRedrawn(changing(89), from: before))
+        #expect(!WebPWriter.isRedrawn(before, from: before))
+        #expect(!WebPWriter.isRedrawn(changing(100).converted(to: .sixteen), from: before))
+        let smaller = PixelBuffer(width: 5, height: 5, rgba8: [UInt8](repeating: 1, count: 100))
+        #expect(!WebPWriter.isRedrawn(smaller, from: before))
+    }
+
+    @Test(
+        "stills joined and written losslessly in two halves decode to exactly the stills, each for its delay",
+        arguments: ["noise", "opaque noise", "opaque patches"])
+    func joinedStills(kind: String) async throws {
+        // Noise redraws every pixel: no key frames are looked for, and the second half's reader
+        // starts at its first still. Opaque stills are encoded with libwebp's `exact` off; where
+        // patches change, libwebp makes the unchanged pixels transparent and blends.
+        let pictures =
+            kind == "opaque patches"
+            ? Self.changingFrames(count: 9, width: 12, height: 8, seed: 7)
+            : (0..<9).map { TestImages.noise8(width: 12, height: 8, seed: UInt64(40 + $0)) }
+        let stills = pictures.map { picture in
+            var samples = picture.rgba8 ?? []
+            if kind != "noise" { for alpha in stride(from: 3, to: samples.count, by: 4) { samples[alpha] = 255 } }
+            return PixelBuffer(width: 12, height: 8, rgba8: samples)
+        }
+        let join = try JoinedFrameSource(
+            stills.map { JoinInput(source: StillImageSource($0)) }, stillDelay: .milliseconds(40))
+        #expect(WebPWriter.segments(frameCount: 9, processors: 2) == [0..<4, 4..<9])
+        var options = ImageWriteOptions()
+        options.lossless = true
+        let file = try await Self.write(join, options: options)
+        let (info, frames) = try Self.decode(file)
+        #expect(info.compression == .lossless)
+        // Noise never repeats a still; a repeated patch still is merged into the one before.
+        if kind != "opaque patches" { #expect(frames.count == 9) }
+        var starts: [Int] = []
+        var time = 0
+        for frame in frames {
+            starts.append(time)
+            time += Int(frame.info.delayMilliseconds)
+        }
+        #expect(time == 9 * 40)
+        for (index, still) in stills.enumerated() {
+            let shown = try #require(starts.lastIndex { $0 <= index * 40 })
+            let actual = try #require(frames[shown].image.rgba8)
+            #expect(Self.difference(actual, still.rgba8 ?? [], width: 12) == nil, "still \(index)")
+        }
     }
 
     @Test("a lossless WebP is rewritten losslessly, a lossy one lossy; options override both")

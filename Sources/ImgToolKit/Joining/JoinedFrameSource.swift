@@ -15,7 +15,7 @@
 ///
 /// A reader opens one input at a time (``JoinInput/open()``) and keeps one canvas, so a join of
 /// hundreds of files costs a few frames of memory.
-public struct JoinedFrameSource: FrameSource {
+public struct JoinedFrameSource: FrameSource, FrameSkippingSource {
     /// The inputs, in the order joined.
     public let inputs: [JoinInput]
     /// How long a still input is shown.
@@ -110,6 +110,18 @@ public struct JoinedFrameSource: FrameSource {
         JoinedFrameReader(join: self, depth: depth ?? self.depth)
     }
 
+    /// A reader whose first frame is frame `start`: it opens the input holding that frame first
+    /// (the inputs before it are never opened) and reads that input's frames before `start`.
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let input = firstFrames.lastIndex { $0 <= start } ?? 0
+        let reader = JoinedFrameReader(join: self, depth: depth ?? self.depth, input: input, frame: firstFrames[input])
+        var skipped = firstFrames[input]
+        while skipped < start, try reader.nextFrame() != nil {
+            skipped += 1
+        }
+        return reader
+    }
+
     /// `image` on a `size` canvas: centred, cut where it is larger, surrounded by `background`.
     static func centered(_ image: PixelBuffer, on size: PixelSize, background: RGBAColor?) -> PixelBuffer {
         guard image.width != size.width || image.height != size.height else { return image }
@@ -142,9 +154,12 @@ final class JoinedFrameReader: FrameReader {
     private var read = 0
     private var next = 0
 
-    init(join: JoinedFrameSource, depth: SampleDepth) {
+    /// A reader whose next frame is frame `frame`, the first of input `input`.
+    init(join: JoinedFrameSource, depth: SampleDepth, input: Int = 0, frame: Int = 0) {
         self.join = join
         self.depth = depth
+        position = input
+        next = frame
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {

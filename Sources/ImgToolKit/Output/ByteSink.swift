@@ -40,6 +40,11 @@ public struct ByteSink: Sendable {
     /// The corresponding C function is `write`.
     /// - Throws: ``ImgToolError`` `writeFailed` with errno's text (``readerGone`` for `EPIPE`).
     public mutating func append(_ data: [UInt8]) throws(ImgToolError) {
+        try append(data[...])
+    }
+
+    /// ``append(_:)`` for part of an array, written without copying it.
+    mutating func append(_ data: ArraySlice<UInt8>) throws(ImgToolError) {
         switch target {
         case .memory:
             bytes.append(contentsOf: data)
@@ -73,7 +78,7 @@ public struct ByteSink: Sendable {
             guard let start else {
                 throw ImgToolError(.writeFailed, "the output cannot be rewritten: it is not a file that can seek")
             }
-            if let failure = Self.writeAll(data, to: descriptor, at: start + offset) {
+            if let failure = Self.writeAll(data[...], to: descriptor, at: start + offset) {
                 throw ImgToolError(.writeFailed, "writing the output failed", cause: systemErrorText(failure))
             }
         }
@@ -81,7 +86,7 @@ public struct ByteSink: Sendable {
 
     /// Writes all of `data` to `descriptor`, at its current position (`write`) or at `offset`
     /// (`pwrite`), retrying short writes and interrupted calls; returns errno on failure.
-    private static func writeAll(_ data: [UInt8], to descriptor: Int32, at offset: Int?) -> Int32? {
+    private static func writeAll(_ data: ArraySlice<UInt8>, to descriptor: Int32, at offset: Int?) -> Int32? {
         data.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {

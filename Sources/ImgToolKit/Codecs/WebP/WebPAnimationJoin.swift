@@ -5,14 +5,15 @@
 /// A part whose frames were all alike comes back from libwebp as a still (no `ANMF`); its image
 /// becomes one whole-canvas frame that replaces the canvas (no blending) for the part's
 /// duration. Every later part starts with a whole-canvas key frame, so each frame decodes as it
-/// did in its own part.
+/// did in its own part. The file is handed out in pieces: a header made here, then slices of the
+/// parts, so that the frames can be written out without another copy of the animation.
 enum WebPAnimationJoin {
-    /// The joined file.
+    /// The joined file, in pieces to write one after the other.
     /// - Throws: ``ImgToolError`` `writeFailed` when a part is not a WebP libwebp would write.
     static func join(_ parts: [WebPWriter.Segment], width: Int, height: Int, plays: Int) throws(ImgToolError)
-        -> [UInt8]
+        -> [ArraySlice<UInt8>]
     {
-        var frames: [UInt8] = []
+        var frames: [ArraySlice<UInt8>] = []
         var hasAlpha = false
         for (number, part) in parts.enumerated() {
             let data = part.bytes
@@ -35,7 +36,7 @@ enum WebPAnimationJoin {
                 case "VP8X":
                     hasAlpha = hasAlpha || data[chunk.payload.lowerBound] & 0x10 != 0
                 case "ANMF":
-                    frames += bytes
+                    frames.append(bytes)
                 case "ALPH":
                     hasAlpha = true
                     still += bytes
@@ -55,14 +56,14 @@ enum WebPAnimationJoin {
             if !still.isEmpty {
                 var header = le24(0) + le24(0) + le24(width - 1) + le24(height - 1) + le24(part.duration)
                 header.append(0x02)  // do not blend, do not dispose
-                frames += chunk("ANMF", header + still)
+                frames.append(chunk("ANMF", header + still)[...])
             }
         }
-        var body = Array("WEBP".utf8)
-        body += chunk("VP8X", [0x02 | (hasAlpha ? 0x10 : 0), 0, 0, 0] + le24(width - 1) + le24(height - 1))
-        body += chunk("ANIM", [0, 0, 0, 0, UInt8(plays & 0xFF), UInt8(plays >> 8 & 0xFF)])
-        body += frames
-        return Array("RIFF".utf8) + le32(body.count) + body
+        var head = Array("WEBP".utf8)
+        head += chunk("VP8X", [0x02 | (hasAlpha ? 0x10 : 0), 0, 0, 0] + le24(width - 1) + le24(height - 1))
+        head += chunk("ANIM", [0, 0, 0, 0, UInt8(plays & 0xFF), UInt8(plays >> 8 & 0xFF)])
+        let bodySize = frames.reduce(head.count) { $0 + $1.count }
+        return [(Array("RIFF".utf8) + le32(bodySize) + head)[...]] + frames
     }
 
     private static func chunk(_ tag: String, _ payload: [UInt8]) -> [UInt8] {

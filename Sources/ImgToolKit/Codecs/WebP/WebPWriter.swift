@@ -6,14 +6,14 @@ internal import CWebP
 /// canvas at a time with its timestamp: the encoder stores each frame as the rectangle that
 /// changed (choosing per frame between dispose-none and dispose-to-background and between
 /// blending and copying) or, where that is smaller, as a whole key frame (considered at
-/// gif2webp's distances), and merges a frame identical to the one before into its duration, so
+/// gif2webp's distances, unless every frame redraws the canvas, ``KeyFrames``), and merges a frame identical to the one before into its duration, so
 /// the file plays exactly the canvases given for exactly their time. Timestamps are whole
 /// milliseconds, rounded from the running sum of the delays so that no frame drifts, after
 /// frames under 20 ms are folded (``WrittenTiming``, as every animated writer does).
 ///
 /// Lossless output stores every pixel exactly, the colour of fully transparent pixels included
 /// (`WebPConfig.exact`). Memory is a few canvases (the reader's and the encoder's previous and
-/// current ones) plus the compressed frames, whatever the frame count.
+/// current ones) plus the compressed frames, held at most twice, whatever the frame count.
 ///
 /// libwebp reports errors by return code; each failure becomes an ``ImgToolError`` with
 /// libwebp's `WebPEncodingError` or `WebPAnimEncoderGetError` text as its cause. The encoders
@@ -89,8 +89,12 @@ struct WebPWriter {
             progress?(1)
             return
         }
-        try sink.append(
-            try addingMetadata(to: encodeAnimation(source, plays: plays, config: config, progress: progress)))
+        let pieces = try encodeAnimation(source, plays: plays, config: config, progress: progress)
+        guard metadataChunks.isEmpty else {
+            try sink.append(try addingMetadata(to: Array(pieces.joined())))
+            return
+        }
+        for piece in pieces { try sink.append(piece) }
     }
 
     /// The frame ranges encoded at once, each by its own `WebPAnimEncoder`: two halves, the
@@ -104,11 +108,13 @@ struct WebPWriter {
     /// Encodes an animation, in two halves at once when ``segments(frameCount:processors:)``
     /// says so: `WebPAnimEncoder` is sequential, so the second half runs on a plain thread
     /// (``forkJoinStoppingOnFailure(_:alongside:)``, seconds of blocking C work) with its own
-    /// frame reader, which composites and skips the frames before its range, and the halves'
-    /// frames are joined into one file (``WebPAnimationJoin``).
+    /// frame reader, which starts at its first frame (decoding the frames before it only where
+    /// they show in it, ``FrameSkippingSource``), and the halves' frames are joined into one
+    /// file (``WebPAnimationJoin``). The two encoders then keep both processors busy, so neither
+    /// starts libwebp's own helper thread (`thread_level` 0).
     private func encodeAnimation(
         _ source: any FrameSource, plays: Int, config: WebPConfig, progress: (@Sendable (Int) -> Void)?
-    ) throws(ImgToolError) -> [UInt8] {
+    ) throws(ImgToolError) -> [ArraySlice<UInt8>] {
         let segments = Self.segments(frameCount: source.info.frameCount)
         let written = Locked(0)
         let frameWritten: @Sendable () -> Void = {
@@ -119,16 +125,21 @@ struct WebPWriter {
             progress?(count)
         }
         guard segments.count == 2 else {
-            return try encodeSegment(
-                source, frames: segments[0], plays: plays, config: config,
-                shouldStop: { Task.isCancelled }, frameWritten: frameWritten
-            ).bytes
+            return [
+                try encodeSegment(
+                    source, frames: segments[0], plays: plays, config: config,
+                    shouldStop: { Task.isCancelled }, frameWritten: frameWritten
+                ).bytes[...]
+            ]
         }
+        var config = config
+        config.thread_level = 0
         let writer = self
+        let halves = config
         let (second, first) = try forkJoinStoppingOnFailure(
             { (shouldStop: () -> Bool) throws(ImgToolError) in
                 try writer.encodeSegment(
-                    source, frames: segments[1], plays: plays, config: config, shouldStop: shouldStop,
+                    source, frames: segments[1], plays: plays, config: halves, shouldStop: shouldStop,
                     frameWritten: frameWritten)
             },
             alongside: { (shouldStop: () -> Bool) throws(ImgToolError) in
@@ -148,26 +159,94 @@ struct WebPWriter {
 
     /// Encodes the frames in `range` (timestamps counted from the animation's start) into one
     /// file with its own `WebPAnimEncoder`.
+    ///
+    /// The encoder is made when the range's second frame has been read: it looks for key frames
+    /// (``KeyFrames``) unless that frame is redrawn almost everywhere (``isRedrawn(_:from:)``).
     private func encodeSegment(
         _ source: any FrameSource, frames range: Range<Int>, plays: Int, config: WebPConfig,
         shouldStop: () -> Bool, frameWritten: () -> Void
     ) throws(ImgToolError) -> Segment {
         let info = source.info
-        let encoder = try AnimationEncoder(width: info.width, height: info.height, plays: plays, lossless: lossless)
-        let reader = try source.makeFrameReader(depth: .eight)
-        var elapsed = Duration.zero
-        var start: Int?
+        let reader = try source.frameReader(from: range.lowerBound, depth: .eight)
+        var elapsed = info.frames[..<min(range.lowerBound, info.frames.count)].reduce(Duration.zero) {
+            $0 + max($1.delay, .zero)
+        }
+        let start = Self.timestamp(elapsed)
+        var encoder: AnimationEncoder?
+        var held: (image: PixelBuffer, timestamp: Int, index: Int)?
         while let frame = try reader.nextFrame(), frame.index < range.upperBound {
             defer { elapsed += max(frame.info.delay, .zero) }
             if shouldStop() { throw ImgToolError(.cancelled, "cancelled while writing frame \(frame.index)") }
             guard frame.index >= range.lowerBound else { continue }
+            let image = prepared(frame.image)
             let timestamp = Self.timestamp(elapsed)
-            if start == nil { start = timestamp }
-            try encoder.add(prepared(frame.image), at: timestamp, index: frame.index, config: config)
+            if encoder == nil {
+                guard let first = held else {
+                    held = (image, timestamp, frame.index)
+                    continue
+                }
+                let keyFrames: KeyFrames = Self.isRedrawn(image, from: first.image) ? .off : .considered
+                let made = try AnimationEncoder(
+                    width: info.width, height: info.height, plays: plays, lossless: lossless, keyFrames: keyFrames)
+                try made.add(first.image, at: first.timestamp, index: first.index, config: config)
+                frameWritten()
+                held = nil
+                encoder = made
+            }
+            try encoder?.add(image, at: timestamp, index: frame.index, config: config)
+            frameWritten()
+        }
+        let finishing: AnimationEncoder
+        if let encoder {
+            finishing = encoder
+        } else {
+            finishing = try AnimationEncoder(
+                width: info.width, height: info.height, plays: plays, lossless: lossless, keyFrames: .off)
+        }
+        if let first = held {
+            try finishing.add(first.image, at: first.timestamp, index: first.index, config: config)
             frameWritten()
         }
         let end = Self.timestamp(elapsed)
-        return Segment(bytes: try encoder.finish(at: end), duration: end - (start ?? end))
+        return Segment(bytes: try finishing.finish(at: end), duration: end - start)
+    }
+
+    /// Whether `WebPAnimEncoder` looks for key frames.
+    enum KeyFrames {
+        /// Every frame after the first is stored as the rectangle that changed (libwebp's default,
+        /// as `img2webp`).
+        case off
+        /// As gif2webp: a key frame considered every 9 to 17 frames (lossless) or 3 to 5 (lossy),
+        /// taken where it is smaller than the changed rectangle. Each frame considered is encoded
+        /// twice (as a key frame and as a changed rectangle), about half the frames lossless and
+        /// two in five lossy; it saves size where little changes: big.gif's 100 frames of
+        /// 1920x1080, lossless, are 632,280 bytes with key frames and 635,464 without.
+        case considered
+    }
+
+    /// Whether `image` differs from `previous` in at least nine pixels in ten: a canvas redrawn
+    /// almost everywhere each frame (a video's frames, a panned photo: 98% of the pixels of
+    /// `scripts/bench make`'s stills change), where the changed rectangle is the whole canvas and
+    /// a key frame costs about as much, so looking for key frames only encodes frames twice.
+    /// (The animation benchmark's GIFs change 50% to 79% of their pixels a frame; they keep key
+    /// frames.) `false` for 16-bit buffers or different sizes.
+    static func isRedrawn(_ image: PixelBuffer, from previous: PixelBuffer) -> Bool {
+        guard let next = image.rgba8, let before = previous.rgba8, next.count == before.count, !next.isEmpty else {
+            return false
+        }
+        let pixels = next.count / 4
+        var changed = 0
+        next.withUnsafeBytes { next in
+            before.withUnsafeBytes { before in
+                for offset in stride(from: 0, to: pixels * 4, by: 4)
+                where next.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                    != before.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                {
+                    changed += 1
+                }
+            }
+        }
+        return changed * 10 >= pixels * 9
     }
 
     /// A time in whole milliseconds, rounded half up.
@@ -203,6 +282,7 @@ struct WebPWriter {
             throw ImgToolError(.writeFailed, "libwebp refused its own configuration (a library version mismatch)")
         }
         config.lossless = lossless ? 1 : 0
+        // Turned off for an animation's frames without transparent pixels (``AnimationEncoder/add``).
         config.exact = lossless ? 1 : 0
         config.quality = Float(quality)
         config.method = Int32(method)
@@ -286,13 +366,14 @@ struct WebPWriter {
     ///
     /// A one-shot object used inside one task and never shared.
     private final class AnimationEncoder {
-        private let encoder: OpaquePointer
+        private var encoder: OpaquePointer?
         private let width: Int
         private let height: Int
 
         /// The corresponding C function is `WebPAnimEncoderNew`, with `WebPAnimEncoderOptionsInit`'s
-        /// defaults, gif2webp's key-frame distances and a transparent background colour in ANIM.
-        init(width: Int, height: Int, plays: Int, lossless: Bool) throws(ImgToolError) {
+        /// defaults (no key frames), gif2webp's key-frame distances when `keyFrames` is
+        /// `.considered`, and a transparent background colour in ANIM.
+        init(width: Int, height: Int, plays: Int, lossless: Bool, keyFrames: KeyFrames) throws(ImgToolError) {
             var options = WebPAnimEncoderOptions()
             guard WebPAnimEncoderOptionsInit(&options) != 0 else {
                 throw ImgToolError(
@@ -300,12 +381,10 @@ struct WebPWriter {
             }
             options.anim_params.loop_count = Int32(plays)
             options.anim_params.bgcolor = 0
-            // As gif2webp: a key frame considered every 9 to 17 frames (lossless) or 3 to 5
-            // (lossy), taken where it is smaller than the changed rectangle. It costs a second
-            // encoding of those frames, and saves size: big.gif's 100 frames of 1920x1080,
-            // lossless, are 632,280 bytes with key frames and 635,464 without.
-            options.kmin = lossless ? 9 : 3
-            options.kmax = lossless ? 17 : 5
+            if keyFrames == .considered {
+                options.kmin = lossless ? 9 : 3
+                options.kmax = lossless ? 17 : 5
+            }
             guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
                 throw ImgToolError(.tooLarge, "libwebp could not start a \(width)x\(height) animation (out of memory)")
             }
@@ -315,13 +394,21 @@ struct WebPWriter {
         }
 
         deinit {
-            WebPAnimEncoderDelete(encoder)
+            if let encoder { WebPAnimEncoderDelete(encoder) }
         }
 
         /// Adds the canvas shown from `timestamp` ms on.
+        ///
+        /// A canvas without a fully transparent pixel is encoded with `exact` off even when
+        /// lossless: the only transparent pixels libwebp then encodes are those it made
+        /// transparent itself where the canvas did not change (the frame blended over the one
+        /// before), whose colour never shows. Their colour is then free to predict, which makes
+        /// frames smaller; the canvases decode exactly as given.
         /// The corresponding C function is `WebPAnimEncoderAdd`.
         func add(_ image: PixelBuffer, at timestamp: Int, index: Int, config: WebPConfig) throws(ImgToolError) {
+            guard let encoder else { throw ImgToolError(.writeFailed, "the WebP animation was already ended") }
             var config = config
+            if config.exact != 0, !Self.hasTransparentPixel(image) { config.exact = 0 }
             var picture = try Picture(image)
             defer { picture.free() }
             guard WebPAnimEncoderAdd(encoder, &picture.picture, Int32(clamping: timestamp), &config) != 0 else {
@@ -330,10 +417,22 @@ struct WebPWriter {
             }
         }
 
-        /// Ends the animation at `timestamp` ms and returns the file.
-        /// The corresponding C functions are `WebPAnimEncoderAdd` (with no picture) and
-        /// `WebPAnimEncoderAssemble`.
+        /// Whether some pixel of an 8-bit `image` has alpha 0 (`true` for a 16-bit one: unknown).
+        static func hasTransparentPixel(_ image: PixelBuffer) -> Bool {
+            guard let samples = image.rgba8 else { return true }
+            return samples.withUnsafeBufferPointer { samples in
+                for alpha in stride(from: 3, to: samples.count, by: 4) where samples[alpha] == 0 { return true }
+                return false
+            }
+        }
+
+        /// Ends the animation at `timestamp` ms and returns the file. The encoder (its copy of
+        /// every frame) is freed before the file is copied out of libwebp, so the animation is
+        /// held at most twice.
+        /// The corresponding C functions are `WebPAnimEncoderAdd` (with no picture),
+        /// `WebPAnimEncoderAssemble` and `WebPAnimEncoderDelete`.
         func finish(at timestamp: Int) throws(ImgToolError) -> [UInt8] {
+            guard let encoder else { throw ImgToolError(.writeFailed, "the WebP animation was already ended") }
             guard WebPAnimEncoderAdd(encoder, nil, Int32(clamping: timestamp), nil) != 0 else {
                 throw ImgToolError(
                     .writeFailed, "libwebp could not end the animation at \(timestamp) ms", cause: errorText)
@@ -344,11 +443,13 @@ struct WebPWriter {
             guard WebPAnimEncoderAssemble(encoder, &data) != 0, let bytes = data.bytes else {
                 throw ImgToolError(.writeFailed, "libwebp could not assemble the animation", cause: errorText)
             }
+            WebPAnimEncoderDelete(encoder)
+            self.encoder = nil
             return Array(UnsafeBufferPointer(start: bytes, count: data.size))
         }
 
         private var errorText: String {
-            WebPAnimEncoderGetError(encoder).map { String(cString: $0) } ?? ""
+            encoder.flatMap { WebPAnimEncoderGetError($0) }.map { String(cString: $0) } ?? ""
         }
     }
 }
