@@ -1,0 +1,63 @@
+extension ImageFormat {
+    /// MP4 and QuickTime video (H.264, HEVC, AV1, VP9 ...), read with FFmpeg.
+    public static let mp4 = ImageFormat(rawValue: "mp4")
+}
+
+/// MP4, MOV and M4V video, read with libavformat and libavcodec (FFmpeg), which are loaded at
+/// run time and never linked: Debian builds them with --enable-gpl. Without them installed,
+/// reading a video fails with one line naming the packages (`libavformat59 libavcodec59`);
+/// `formats` says which state the machine is in.
+///
+/// The frames enter the pipeline as an animation's do (see ``VideoSource``): delays from the
+/// presentation timestamps, played once, the display matrix's rotation applied, BT.601/BT.709
+/// limited or full range converted to RGB; HDR (PQ, HLG) and BT.2020 are refused.
+public struct MP4Codec: ImageCodec {
+    /// Creates the codec.
+    public init() {}
+
+    /// ``ImageFormat/mp4``.
+    public var format: ImageFormat { .mp4 }
+    /// "MPEG-4 / QuickTime video".
+    public var displayName: String { "MPEG-4 / QuickTime video" }
+    /// `mp4`, `m4v`, `mov`.
+    public var extensions: [String] { ["mp4", "m4v", "mov"] }
+    /// Reads (when FFmpeg's libraries are installed).
+    public var capabilities: CodecCapabilities { [.read] }
+
+    /// Whether libavformat and libavcodec could be loaded.
+    public var isAvailable: Bool { VideoLibrary.problem == nil }
+
+    /// FFmpeg's versions and how they are loaded, or what to install.
+    public var runtimeNote: String? { VideoLibrary.note }
+
+    /// The brands of MP4, QuickTime and their relatives, as an `ftyp` box's major brand.
+    static let brands: Set<String> = [
+        "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VH", "M4VP", "qt  ",
+        "3gp4", "3gp5", "3gp6", "3g2a", "mmp4", "MSNV", "dash", "XAVC", "f4v ", "av01",
+    ]
+
+    /// An `ftyp` box whose major brand is one of MP4's or QuickTime's (`isom`, `mp42`, `qt  `,
+    /// ...), or a QuickTime file that starts with a `moov`, `mdat`, `wide` or `free` atom. AVIF and
+    /// HEIF files are `ftyp` too, with brands of their own, and their codecs are asked first.
+    public func sniff(_ head: [UInt8]) -> Bool {
+        guard head.count >= 12 else { return false }
+        let box = String(decoding: head[4..<8], as: UTF8.self)
+        if box == "ftyp" { return Self.brands.contains(String(decoding: head[8..<12], as: UTF8.self)) }
+        return ["moov", "mdat", "wide"].contains(box)
+    }
+
+    /// Lists the frames with libavformat (nothing decoded).
+    public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
+        -> any FrameSource
+    {
+        try VideoSource(data: data, limits: limits, format: .mp4, name: "MP4")
+    }
+}
+
+extension VideoLibrary {
+    /// For `formats`: the versions loaded, or what to install.
+    static var note: String {
+        if let problem { return problem }
+        return "\(versions ?? "FFmpeg"), loaded at run time"
+    }
+}

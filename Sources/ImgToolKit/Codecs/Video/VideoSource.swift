@@ -1,0 +1,90 @@
+/// A video's frames as an animation: each frame's delay from the presentation timestamps (a
+/// variable frame rate kept), played once, turned as the container's display matrix asks, its
+/// YUV samples converted to RGB with the matrix and range the stream declares (BT.601 or BT.709,
+/// limited or full; an untagged stream is BT.601, as ffmpeg takes it), and its transfer shown as
+/// sRGB without a curve, as browsers and ffmpeg show BT.601/BT.709 video. Audio is ignored.
+///
+/// The demuxer lists the frames' times first (no decoding), so ``info`` is complete before a frame
+/// is decoded; readers decode one frame at a time. The handle opened to describe the file goes to
+/// the first reader; later readers open the file again.
+struct VideoSource: FrameSource {
+    let info: ImageInfo
+    let description: VideoDescription
+    /// The container's name for messages ("MP4", "WebM").
+    let name: String
+    private let data: [UInt8]
+    private let limits: DecodingLimits
+    private let waiting: Locked<VideoFile?>
+
+    /// - Throws: ``ImgToolError``: `unsupportedFormat` when FFmpeg is not installed (naming the
+    ///   packages) or cannot decode the codec; `tooLarge` past the pixel, frame or total limits;
+    ///   `truncated`; `corrupt`.
+    init(data: [UInt8], limits: DecodingLimits, format: ImageFormat, name: String) throws(ImgToolError) {
+        let file = try VideoFile(data: data, limits: limits, name: name)
+        let description = file.description
+        let turned = description.quarterTurns % 2 == 1
+        let (width, height) = turned ? (description.height, description.width) : (description.width, description.height)
+        try limits.checkAnimation(frames: description.times.count, width: width, height: height)
+        let frames = description.delays.enumerated().map { index, delay in
+            FrameInfo(
+                index: index, delay: delay, region: FrameRegion(x: 0, y: 0, width: width, height: height),
+                disposal: .none, blend: .source)
+        }
+        var info = ImageInfo(
+            format: format, width: width, height: height, bitDepth: 8, colorType: description.hasAlpha ? .rgba : .rgb,
+            frames: frames, plays: 1, isComplete: !description.cutShort, compression: .lossy)
+        info.storedSize = PixelSize(width: description.width, height: description.height)
+        info.appliedOrientation = [.up, .right, .down, .left][description.quarterTurns & 3]
+        info.delaysArePlayTimes = true
+        if description.cutShort {
+            info.warnings.append(
+                "the \(name) container is cut or damaged after \(frames.count) frames; the frames before are shown")
+        }
+        self.info = info
+        self.description = description
+        self.name = name
+        self.data = data
+        self.limits = limits
+        waiting = Locked(file)
+    }
+
+    var isOpaque: Bool { !description.hasAlpha }
+
+    func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let handed = waiting.withLock { (file: inout VideoFile?) in
+            defer { file = nil }
+            return file
+        }
+        let file: VideoFile
+        if let handed { file = handed } else { file = try VideoFile(data: data, limits: limits, name: name) }
+        return VideoFrameReader(source: self, file: file, depth: depth ?? .eight)
+    }
+}
+
+/// Decodes a ``VideoSource``'s frames in order, one at a time.
+final class VideoFrameReader: FrameReader {
+    private let source: VideoSource
+    private let file: VideoFile
+    private let depth: SampleDepth
+    private var index = 0
+
+    init(source: VideoSource, file: VideoFile, depth: SampleDepth) {
+        self.source = source
+        self.file = file
+        self.depth = depth
+    }
+
+    /// The next frame, turned and at the reader's depth; `nil` after the last frame listed, or
+    /// when the decoder ends early (a damaged stream: the frames before the damage).
+    func nextFrame() throws(ImgToolError) -> Frame? {
+        guard index < source.info.frames.count else { return nil }
+        if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before video frame \(index)") }
+        guard var image = try file.nextFrame(name: source.name) else { return nil }
+        image = image.rotated(quarterTurns: source.description.quarterTurns)
+        if depth == .sixteen { image = image.converted(to: .sixteen) }
+        image.metadata = ImageMetadata(
+            format: source.info.format, bitDepth: 8, colorType: source.info.colorType, color: source.info.color)
+        defer { index += 1 }
+        return Frame(info: source.info.frames[index], image: image)
+    }
+}

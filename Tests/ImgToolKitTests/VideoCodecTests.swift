@@ -1,0 +1,214 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImgToolKit
+
+/// Video input through libavformat and libavcodec, loaded at run time, on clips that ffmpeg makes
+/// here (64x48, 10 frames). The frames are compared with ffmpeg's own decode of the same clip to
+/// RGBA with the colour matrix and range named explicitly: the same libavcodec, so differences
+/// come from the colour conversion (and its rounding) only, and the other matrix must fail.
+@Suite(
+    "Video codec", .enabled(if: MP4Codec().isAvailable && VideoClips.ffmpeg != nil), .serialized,
+    .timeLimit(.minutes(5)))
+struct VideoCodecTests {
+    static let x264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"]
+
+    /// The mean and largest difference of the colour samples over all frames, and the largest of
+    /// alpha.
+    static func difference(_ frames: [Frame], _ reference: [[UInt8]]) -> (mean: Double, worst: Int, alpha: Int) {
+        var total = 0
+        var count = 0
+        var worst = 0
+        var alpha = 0
+        for (frame, expected) in zip(frames, reference) {
+            guard let actual = frame.image.rgba8, actual.count == expected.count else { return (.infinity, .max, .max) }
+            for index in actual.indices {
+                let difference = abs(Int(actual[index]) - Int(expected[index]))
+                if index % 4 == 3 {
+                    alpha = max(alpha, difference)
+                    continue
+                }
+                total += difference
+                count += 1
+                worst = max(worst, difference)
+            }
+        }
+        return (count == 0 ? .infinity : Double(total) / Double(count), worst, alpha)
+    }
+
+    static func frames(_ path: String, limits: DecodingLimits = .default) throws -> (ImageInfo, [Frame]) {
+        let source = try ImageSource(contentsOf: path, limits: limits)
+        let reader = try source.makeFrameReader(depth: .eight)
+        var frames: [Frame] = []
+        while let frame = try reader.nextFrame() { frames.append(frame) }
+        return (source.info, frames)
+    }
+
+    /// Within 1 on average and 4 at worst of ffmpeg's decode with the right matrix and range
+    /// (libswscale rounds its tables differently: measured 0.8 and 3), and at least 3 on average
+    /// and 15 at worst from its decode with the wrong matrix (measured 4 to 4.8, and 22 to 42).
+    static func expectColours(
+        _ path: String, frames: [Frame], matrix: String, wrongMatrix: String, range: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let (width, height) = (frames[0].image.width, frames[0].image.height)
+        let right = try VideoClips.decode(
+            path, width: width, height: height, filters: "scale=in_color_matrix=\(matrix):in_range=\(range)")
+        let wrong = try VideoClips.decode(
+            path, width: width, height: height, filters: "scale=in_color_matrix=\(wrongMatrix):in_range=\(range)")
+        #expect(right.count == frames.count, sourceLocation: sourceLocation)
+        let near = difference(frames, right)
+        let far = difference(frames, wrong)
+        #expect(near.mean <= 1 && near.worst <= 4 && near.alpha == 0, "\(near)", sourceLocation: sourceLocation)
+        #expect(far.mean >= 3 && far.worst >= 15, "\(far)", sourceLocation: sourceLocation)
+    }
+
+    @Test("H.264 in MP4, BT.709 limited range: 10 frames of 100 ms, colours as ffmpeg's BT.709 decode")
+    func h264Limited() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "bt709.mp4", in: folder, filters: "scale=out_color_matrix=bt709:out_range=tv",
+            encoder: Self.x264 + ["-colorspace", "bt709", "-color_range", "tv"])
+        let head = Array(try Data(contentsOf: URL(fileURLWithPath: clip)).prefix(32))
+        #expect(ImageFormat.sniff(head) == .mp4)
+        #expect(!AVIFCodec().sniff(head) && !HEIFCodec().sniff(head))
+        let (info, frames) = try Self.frames(clip)
+        #expect(info.format == .mp4 && info.width == 64 && info.height == 48 && info.colorType == .rgb)
+        #expect(info.frameCount == 10 && frames.count == 10 && info.plays == 1 && info.isComplete)
+        #expect(info.frames.map(\.delay) == Array(repeating: .milliseconds(100), count: 10))
+        try Self.expectColours(clip, frames: frames, matrix: "bt709", wrongMatrix: "bt601", range: "tv")
+    }
+
+    @Test("H.264 in MP4, BT.709 full range: converted with full-range levels")
+    func h264Full() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "full.mp4", in: folder, filters: "scale=out_color_matrix=bt709:out_range=pc",
+            encoder: Self.x264 + ["-colorspace", "bt709", "-color_range", "pc"])
+        let (_, frames) = try Self.frames(clip)
+        try Self.expectColours(clip, frames: frames, matrix: "bt709", wrongMatrix: "bt601", range: "pc")
+        // Read as limited range, the same clip is far off: the range is taken from the stream.
+        let limited = try VideoClips.decode(
+            clip, width: 64, height: 48, filters: "scale=in_color_matrix=bt709:in_range=tv")
+        #expect(Self.difference(frames, limited).mean >= 3)
+    }
+
+    @Test("BT.601 (an untagged stream) is converted with BT.601 coefficients, as ffmpeg takes it")
+    func bt601() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "bt601.mp4", in: folder, filters: "scale=out_color_matrix=bt601:out_range=tv", encoder: Self.x264)
+        let (_, frames) = try Self.frames(clip)
+        try Self.expectColours(clip, frames: frames, matrix: "bt601", wrongMatrix: "bt709", range: "tv")
+    }
+
+    @Test("a display matrix turning 90 degrees is applied: 48x64 frames as ffmpeg turns them")
+    func rotation() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "plain.mp4", in: folder, filters: "scale=out_color_matrix=bt709:out_range=tv",
+            encoder: Self.x264 + ["-colorspace", "bt709"])
+        let turned = folder + "/turned.mp4"
+        try VideoClips.run(["-i", clip, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
+        let (info, frames) = try Self.frames(turned)
+        #expect(info.width == 48 && info.height == 64 && info.storedSize == PixelSize(width: 64, height: 48))
+        #expect(frames.allSatisfy { $0.image.width == 48 && $0.image.height == 64 })
+        // ffmpeg turns the frames itself (autorotate) before the filters.
+        try Self.expectColours(turned, frames: frames, matrix: "bt709", wrongMatrix: "bt601", range: "tv")
+    }
+
+    @Test("a variable frame rate is kept: each delay from the presentation timestamps")
+    func variableFrameRate() throws {
+        let folder = try makeTemporaryFolder("video")
+        // Frames at 0, 0.1, ... 0.4 s, then 0.2 s later: 0.7, 0.8 ... 1.2 s.
+        let clip = try VideoClips.make(
+            "vfr.mkv", in: folder, filters: "setpts='(N+gte(N\\,5)*2)/(10*TB)'",
+            encoder: Self.x264 + ["-fps_mode", "vfr"])
+        let (info, frames) = try Self.frames(clip)
+        #expect(info.format == .webm && frames.count == 10)
+        let expected: [Duration] = [100, 100, 100, 100, 300, 100, 100, 100, 100, 100].map { .milliseconds($0) }
+        #expect(info.frames.map(\.delay) == expected, "\(info.frames.map(\.delay))")
+    }
+
+    @Test("VP9 with alpha in WebM keeps its alpha, as libvpx decodes it")
+    func vp9Alpha() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "alpha.webm", in: folder,
+            filters: "format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='X*4',format=yuva420p",
+            encoder: ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-deadline", "realtime", "-cpu-used", "8"])
+        let head = Array(try Data(contentsOf: URL(fileURLWithPath: clip)).prefix(32))
+        #expect(ImageFormat.sniff(head) == .webm)
+        let (info, frames) = try Self.frames(clip)
+        #expect(info.colorType == .rgba && frames.count == 10)
+        let reference = try VideoClips.decode(
+            clip, width: 64, height: 48, filters: "scale=in_color_matrix=bt601:in_range=tv",
+            inputOptions: ["-c:v", "libvpx-vp9"])
+        let difference = Self.difference(frames, reference)
+        #expect(difference.mean <= 1 && difference.worst <= 4 && difference.alpha == 0, "\(difference)")
+        // The alpha ramp survives: left columns nearly transparent, right ones nearly opaque.
+        let alpha = frames[0].image.rgba8 ?? []
+        #expect(alpha.count == 64 * 48 * 4 && alpha[3] < 16 && alpha[63 * 4 + 3] > 230)
+    }
+
+    @Test("limits are checked from the stream header, before decoding")
+    func limits() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make("small.mp4", in: folder, encoder: Self.x264)
+        let pixels = #expect(throws: ImgToolError.self) {
+            _ = try ImageSource(contentsOf: clip, limits: DecodingLimits(maxPixels: 1000))
+        }
+        #expect(pixels?.code == .tooLarge && pixels?.limit == .pixels, "\(String(describing: pixels))")
+        let frames = #expect(throws: ImgToolError.self) {
+            _ = try ImageSource(contentsOf: clip, limits: DecodingLimits(maxFrames: 5))
+        }
+        #expect(frames?.code == .tooLarge && frames?.limit == .frames, "\(String(describing: frames))")
+    }
+
+    @Test("a cut or damaged video gives the frames before the damage or a one-line error naming the input")
+    func damaged() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "whole.webm", in: folder, encoder: ["-c:v", "libvpx-vp9", "-deadline", "realtime"])
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: clip)))
+        for length in [40, file.count / 3, file.count / 2, file.count - 10] {
+            do {
+                let source = try ImageSource(data: Array(file.prefix(length)), name: "cut.webm")
+                let reader = try source.makeFrameReader(depth: .eight)
+                var count = 0
+                while try reader.nextFrame() != nil { count += 1 }
+                #expect(count <= source.info.frameCount && count < 10 || length == file.count - 10)
+            } catch {
+                #expect(error.input == "cut.webm")
+                #expect(!error.description.contains("\n"))
+            }
+        }
+        // MP4 written by ffmpeg keeps its index (moov) at the end: cut, nothing can be listed.
+        let mp4 = Array(
+            try Data(contentsOf: URL(fileURLWithPath: try VideoClips.make("whole.mp4", in: folder, encoder: Self.x264)))
+        )
+        let error = #expect(throws: ImgToolError.self) {
+            _ = try ImageSource(data: Array(mp4.prefix(mp4.count / 2)), name: "cut.mp4")
+        }
+        #expect(error?.input == "cut.mp4" && [.corrupt, .truncated].contains(error?.code))
+        #expect(error?.description.contains("\n") == false)
+    }
+
+    @Test("the YUV to RGB step: the matrices' primaries and grey at both ranges")
+    func conversion() {
+        // Limited-range white and black, full-range white and black.
+        #expect(VideoColorCheck.rgb(235, 128, 128, bt709: true, full: false) == [255, 255, 255])
+        #expect(VideoColorCheck.rgb(16, 128, 128, bt709: false, full: false) == [0, 0, 0])
+        #expect(VideoColorCheck.rgb(255, 128, 128, bt709: true, full: true) == [255, 255, 255])
+        // BT.709 limited red (Y 63, Cb 102, Cr 240) and BT.601 limited red (Y 81, Cb 90, Cr 240), to
+        // within the rounding of the 8-bit samples; through the other matrix, another colour.
+        func near(_ rgb: [UInt8], _ expected: [Int], within tolerance: Int) -> Bool {
+            zip(rgb, expected).allSatisfy { abs(Int($0) - $1) <= tolerance }
+        }
+        #expect(near(VideoColorCheck.rgb(63, 102, 240, bt709: true, full: false), [255, 0, 0], within: 1))
+        #expect(near(VideoColorCheck.rgb(81, 90, 240, bt709: false, full: false), [255, 0, 0], within: 1))
+        #expect(!near(VideoColorCheck.rgb(63, 102, 240, bt709: false, full: false), [255, 0, 0], within: 10))
+        #expect(!near(VideoColorCheck.rgb(81, 90, 240, bt709: true, full: false), [255, 0, 0], within: 10))
+    }
+}
