@@ -31,6 +31,43 @@ struct VideoCLITests {
         #expect(written.info.frames.allSatisfy { $0.delay == .milliseconds(100) })
     }
 
+    /// Builds the crashing libavcodec (Tests/Fixtures/crashing-libavcodec) into `folder`.
+    static func crashingLibavcodec(in folder: String) throws -> String {
+        let library = folder + "/libavcodec-crashing.so"
+        let source = ModernFormatsCLITests.fixtures + "/crashing-libavcodec/crashing_libavcodec.c"
+        var failures: [String] = []
+        for compiler in ["clang", "cc"] {
+            let built = try CLIRunner.run(
+                program: "/usr/bin/env",
+                [compiler, "-shared", "-fPIC", "-o", library, source, "-Wl,--no-as-needed", "-l:libavcodec.so.59"])
+            if built.status == 0 { return library }
+            failures.append("\(compiler): \(built.stderr)")
+        }
+        Issue.record("cannot build the crashing libavcodec: \(failures)")
+        return library
+    }
+
+    @Test("libavcodec crashing on the third frame costs the input, in one line; the output it would replace is kept")
+    func crash() throws {
+        let folder = try makeTemporaryFolder("video-cli")
+        let clip = try Self.clip(in: folder)
+        let library = try Self.crashingLibavcodec(in: folder)
+        let output = folder + "/out.gif"
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: output))
+        let run = try DecoderIsolationCLITests.run(
+            ["IMGTOOL_LIBAVCODEC=" + library], ["convert", "--force", clip, output])
+        #expect(run.status == 1)
+        #expect(run.stderr == "error: \(clip): libavcodec crashed decoding it (SIGSEGV)\n", "\(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data("kept".utf8))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [
+                "clip.mp4", "libavcodec-crashing.so", "out.gif",
+            ])
+        // What the child lists before decoding comes back whole.
+        let info = try DecoderIsolationCLITests.run(["IMGTOOL_LIBAVCODEC=" + library], ["info", clip])
+        #expect(info.status == 0 && info.stdout.contains("10 frames"), "\(info.stderr)")
+    }
+
     @Test("without FFmpeg's libraries, a video fails with one line naming the input and the packages; formats says so")
     func withoutFFmpeg() throws {
         let folder = try makeTemporaryFolder("video-cli")

@@ -125,6 +125,19 @@ struct VideoDescription: Equatable {
     /// seconds, in presentation order.
     var times: [(seconds: Double, duration: Double)]
 
+    init(
+        width: Int, height: Int, quarterTurns: Int, hasAlpha: Bool, cutShort: Bool, container: String, codec: String,
+        matrix: String, range: String, transfer: String, times: [(seconds: Double, duration: Double)]
+    ) {
+        (self.width, self.height, self.quarterTurns, self.hasAlpha, self.cutShort) = (
+            width, height, quarterTurns, hasAlpha, cutShort
+        )
+        (self.container, self.codec, self.matrix, self.range, self.transfer) = (
+            container, codec, matrix, range, transfer
+        )
+        self.times = times
+    }
+
     init(_ info: imgtool_video_info, times: [(seconds: Double, duration: Double)]) {
         (width, height) = (Int(info.width), Int(info.height))
         quarterTurns = Int(info.quarter_turns)

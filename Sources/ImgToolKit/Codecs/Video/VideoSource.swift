@@ -5,8 +5,12 @@
 /// sRGB without a curve, as browsers and ffmpeg show BT.601/BT.709 video. Audio is ignored.
 ///
 /// The demuxer lists the frames' times first (no decoding), so ``info`` is complete before a frame
-/// is decoded; readers decode one frame at a time. The handle opened to describe the file goes to
-/// the first reader; later readers open the file again.
+/// is decoded; readers decode one frame at a time. The handle (or child process) that described
+/// the file goes to the first reader; later readers open the file again.
+///
+/// With a ``DecoderIsolation`` installed, FFmpeg runs in child processes (``VideoIsolation``),
+/// which stream the frames: a crash inside libavcodec fails that input with `corrupt` and a message
+/// naming the signal, and the program goes on.
 struct VideoSource: FrameSource {
     let info: ImageInfo
     let description: VideoDescription
@@ -14,16 +18,41 @@ struct VideoSource: FrameSource {
     let name: String
     private let data: [UInt8]
     private let limits: DecodingLimits
-    private let waiting: Locked<VideoFile?>
+    private let decoding: Decoding
 
+    /// Where FFmpeg runs.
+    private enum Decoding {
+        /// In this process: the handle that described the file, until a reader takes it.
+        case inProcess(Locked<VideoFile?>)
+        /// In child processes: the one that described the file, `waiting` for the first reader.
+        case isolated(DecoderIsolation, waiting: Locked<IsolatedDecode?>)
+    }
+
+    /// - Parameter isolation: the child processes to decode in, or `nil` for this process.
     /// - Throws: ``ImgToolError``: `unsupportedFormat` when FFmpeg is not installed (naming the
     ///   packages) or cannot decode the codec; `tooLarge` past the pixel, frame or total limits;
-    ///   `truncated`; `corrupt`.
-    init(data: [UInt8], limits: DecodingLimits, format: ImageFormat, name: String) throws(ImgToolError) {
-        let file = try VideoFile(data: data, limits: limits, name: name)
-        let description = file.description
+    ///   `truncated`; `corrupt` (a crash of FFmpeg in a child too).
+    init(
+        data: [UInt8], limits: DecodingLimits, format: ImageFormat, name: String,
+        isolation: DecoderIsolation? = DecoderIsolation.current
+    ) throws(ImgToolError) {
+        let description: VideoDescription
+        if let isolation {
+            // Without FFmpeg, say so here rather than start a child to say it.
+            try RuntimeLibrary.video.required(name: name)
+            let (described, waiting) = try VideoIsolation.describe(
+                data, limits: limits, name: name, isolation: isolation)
+            description = described
+            decoding = .isolated(isolation, waiting: Locked(waiting))
+        } else {
+            let file = try VideoFile(data: data, limits: limits, name: name)
+            description = file.description
+            decoding = .inProcess(Locked(file))
+        }
         let turned = description.quarterTurns % 2 == 1
-        let (width, height) = turned ? (description.height, description.width) : (description.width, description.height)
+        let (width, height) =
+            turned ? (description.height, description.width) : (description.width, description.height)
+        try limits.checkPixels(width: width, height: height, what: "\(name) video frame")
         try limits.checkAnimation(frames: description.times.count, width: width, height: height)
         let frames = description.delays.enumerated().map { index, delay in
             FrameInfo(
@@ -45,33 +74,61 @@ struct VideoSource: FrameSource {
         self.name = name
         self.data = data
         self.limits = limits
-        waiting = Locked(file)
     }
 
     var isOpaque: Bool { !description.hasAlpha }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        let handed = waiting.withLock { (file: inout VideoFile?) in
-            defer { file = nil }
-            return file
+        let depth = depth ?? .eight
+        switch decoding {
+        case .inProcess(let waiting):
+            let handed = waiting.withLock { (file: inout VideoFile?) in
+                defer { file = nil }
+                return file
+            }
+            let file: VideoFile
+            if let handed { file = handed } else { file = try VideoFile(data: data, limits: limits, name: name) }
+            return VideoFrameReader(source: self, decoder: .inProcess(file), depth: depth)
+        case .isolated(let isolation, let waiting):
+            let session = try VideoIsolation.decode(
+                data, limits: limits, name: name, depth: depth, isolation: isolation, waiting: waiting)
+            return VideoFrameReader(source: self, decoder: .isolated(session), depth: depth)
         }
-        let file: VideoFile
-        if let handed { file = handed } else { file = try VideoFile(data: data, limits: limits, name: name) }
-        return VideoFrameReader(source: self, file: file, depth: depth ?? .eight)
+    }
+}
+
+extension RuntimeLibrary {
+    /// Throws `unsupportedFormat` naming the container and what to install when FFmpeg cannot be loaded.
+    func required(name: String) throws(ImgToolError) {
+        if let problem = load() {
+            throw ImgToolError(.unsupportedFormat, "\(name) video needs FFmpeg at run time: \(problem)", cause: problem)
+        }
     }
 }
 
 /// Decodes a ``VideoSource``'s frames in order, one at a time.
 final class VideoFrameReader: FrameReader {
+    /// Where the frames come from.
+    enum Decoder {
+        case inProcess(VideoFile)
+        case isolated(IsolatedDecode)
+    }
+
     private let source: VideoSource
-    private let file: VideoFile
+    private let decoder: Decoder
     private let depth: SampleDepth
     private var index = 0
 
-    init(source: VideoSource, file: VideoFile, depth: SampleDepth) {
+    init(source: VideoSource, decoder: Decoder, depth: SampleDepth) {
         self.source = source
-        self.file = file
+        self.decoder = decoder
         self.depth = depth
+    }
+
+    /// A decoded frame as shown: turned clockwise by `turns` quarter turns, at `depth`.
+    static func displayed(_ image: PixelBuffer, turns: Int, depth: SampleDepth) -> PixelBuffer {
+        let turned = image.rotated(quarterTurns: turns)
+        return depth == .sixteen ? turned.converted(to: .sixteen) : turned
     }
 
     /// The next frame, turned and at the reader's depth; `nil` after the last frame listed, or
@@ -79,9 +136,18 @@ final class VideoFrameReader: FrameReader {
     func nextFrame() throws(ImgToolError) -> Frame? {
         guard index < source.info.frames.count else { return nil }
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before video frame \(index)") }
-        guard var image = try file.nextFrame(name: source.name) else { return nil }
-        image = image.rotated(quarterTurns: source.description.quarterTurns)
-        if depth == .sixteen { image = image.converted(to: .sixteen) }
+        var image: PixelBuffer
+        switch decoder {
+        case .inProcess(let file):
+            guard let decoded = try file.nextFrame(name: source.name) else { return nil }
+            image = Self.displayed(decoded, turns: source.description.quarterTurns, depth: depth)
+        case .isolated(let session):
+            guard
+                let received = try session.nextFrame(
+                    width: source.info.width, height: source.info.height, depth: depth)
+            else { return nil }
+            image = received
+        }
         image.metadata = ImageMetadata(
             format: source.info.format, bitDepth: 8, colorType: source.info.colorType, color: source.info.color)
         defer { index += 1 }
