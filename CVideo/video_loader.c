@@ -25,6 +25,7 @@
     X(avformat_find_stream_info) \
     X(avformat_close_input)     \
     X(av_find_best_stream)      \
+    X(av_find_input_format)     \
     X(av_read_frame)            \
     X(av_stream_get_side_data)  \
     X(avio_alloc_context)       \
@@ -182,7 +183,14 @@ static void fail(imgtool_video_error *error, int kind, const char *what, int cod
     last_log[0] = 0;
 }
 
-static int open_demuxer(demuxer *d, const uint8_t *data, size_t size, imgtool_video_error *error) {
+// Opens the container with the one demuxer named (`mov`, `matroska`): FFmpeg's other demuxers,
+// which probing could pick for crafted bytes, are never reached.
+static int open_demuxer(demuxer *d, const uint8_t *data, size_t size, const char *name, imgtool_video_error *error) {
+    const AVInputFormat *input = p_av_find_input_format(name);
+    if (!input) {
+        fail(error, imgtool_video_unsupported, "libavformat has no demuxer for this container", 0);
+        return 0;
+    }
     d->file = (memory_file){data, size, 0};
     uint8_t *buffer = p_av_malloc(65536);
     d->format = p_avformat_alloc_context();
@@ -194,7 +202,7 @@ static int open_demuxer(demuxer *d, const uint8_t *data, size_t size, imgtool_vi
     }
     d->format->pb = d->io;
     d->format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    int status = p_avformat_open_input(&d->format, NULL, NULL, NULL);
+    int status = p_avformat_open_input(&d->format, NULL, input, NULL);
     if (status < 0) {
         d->format = NULL;  // freed by avformat_open_input
         fail(error, status == AVERROR_EOF ? imgtool_video_truncated : imgtool_video_corrupt,
@@ -278,9 +286,21 @@ static int list_times(imgtool_video *video, int max_frames, imgtool_video_info *
     return 1;
 }
 
+// Why a stream in this colour cannot be shown right (NULL when it can): HDR transfers, whose
+// frames would show washed out without tone mapping, and the BT.2020 matrix.
+static const char *refusal(enum AVColorSpace matrix, enum AVColorTransferCharacteristic transfer) {
+    if (transfer == AVCOL_TRC_SMPTE2084)
+        return "HDR video (PQ, SMPTE 2084) is not supported yet: without tone mapping it would show washed out";
+    if (transfer == AVCOL_TRC_ARIB_STD_B67)
+        return "HDR video (HLG) is not supported yet: without tone mapping it would show washed out";
+    if (matrix == AVCOL_SPC_BT2020_NCL || matrix == AVCOL_SPC_BT2020_CL)
+        return "BT.2020 video is not supported yet (BT.601 and BT.709 are)";
+    return NULL;
+}
+
 imgtool_video *imgtool_video_open(
-    const uint8_t *data, size_t size, int64_t max_pixels, int max_frames, imgtool_video_info *info,
-    imgtool_video_error *error) {
+    const uint8_t *data, size_t size, const char *container, int64_t max_pixels, int max_frames,
+    imgtool_video_info *info, imgtool_video_error *error) {
     const char *why = NULL;
     if (!imgtool_video_load(&why)) {
         if (error) {
@@ -299,7 +319,7 @@ imgtool_video *imgtool_video_open(
         fail(error, imgtool_video_too_large, "out of memory", 0);
         goto failed;
     }
-    if (!open_demuxer(&video->demuxer, data, size, error)) goto failed;
+    if (!open_demuxer(&video->demuxer, data, size, container, error)) goto failed;
     AVFormatContext *format = video->demuxer.format;
     name(info->container, sizeof info->container, format->iformat ? format->iformat->name : NULL);
     video->stream = p_av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
@@ -331,6 +351,11 @@ imgtool_video *imgtool_video_open(
     }
     if ((int64_t)info->width * info->height > max_pixels) {
         fail(error, imgtool_video_too_large, "too many pixels", 0);
+        goto failed;
+    }
+    const char *refused = refusal(parameters->color_space, parameters->color_trc);
+    if (refused) {
+        fail(error, imgtool_video_unsupported, refused, 0);
         goto failed;
     }
     name(info->codec, sizeof info->codec, p_avcodec_get_name(parameters->codec_id));
@@ -374,7 +399,7 @@ imgtool_video *imgtool_video_open(
     }
     // Decoding starts from a second pass over the file, the demuxer opened again.
     close_demuxer(&video->demuxer);
-    if (!open_demuxer(&video->demuxer, data, size, error)) goto failed;
+    if (!open_demuxer(&video->demuxer, data, size, container, error)) goto failed;
     format = video->demuxer.format;
     if (video->stream >= (int)format->nb_streams) {
         fail(error, imgtool_video_corrupt, "the container reads differently the second time", 0);
@@ -416,21 +441,26 @@ void imgtool_video_frame_time(const imgtool_video *video, int index, double *sec
 // YUV to RGB, in 16.16 fixed point: E'y and the colour differences from the coded levels, then
 // R = Y + 2(1 - Kr) Cr, G = Y - 2Kb(1 - Kb)/Kg Cb - 2Kr(1 - Kr)/Kg Cr, B = Y + 2(1 - Kb) Cb.
 
+static const char *refusal(enum AVColorSpace matrix, enum AVColorTransferCharacteristic transfer);
+
 typedef struct {
     int32_t luma, red_cr, green_cb, green_cr, blue_cb;
-    int offset;
+    int offset, centre;
 } conversion;
 
-static conversion make_conversion(int bt709, int full_range) {
+// The coefficients for samples of `bits` bits (8 to 16): the levels scale with 2^(bits - 8).
+static conversion make_conversion(int bt709, int full_range, int bits) {
     double kr = bt709 ? 0.2126 : 0.299, kb = bt709 ? 0.0722 : 0.114, kg = 1 - kr - kb;
-    double luma = full_range ? 1.0 : 255.0 / 219.0, chroma = full_range ? 1.0 : 255.0 / 224.0;
+    double scale = (double)(1 << (bits - 8));
+    double luma = (full_range ? 1.0 : 255.0 / 219.0) / scale, chroma = (full_range ? 1.0 : 255.0 / 224.0) / scale;
     conversion c;
     c.luma = (int32_t)lround(luma * 65536);
     c.red_cr = (int32_t)lround(2 * (1 - kr) * chroma * 65536);
     c.blue_cb = (int32_t)lround(2 * (1 - kb) * chroma * 65536);
     c.green_cb = (int32_t)lround(2 * kb * (1 - kb) / kg * chroma * 65536);
     c.green_cr = (int32_t)lround(2 * kr * (1 - kr) / kg * chroma * 65536);
-    c.offset = full_range ? 0 : 16;
+    c.offset = full_range ? 0 : 16 << (bits - 8);
+    c.centre = 128 << (bits - 8);
     return c;
 }
 
@@ -441,37 +471,49 @@ static inline uint8_t clamp8(int32_t value) {
 
 static inline void convert(const conversion *c, int y, int cb, int cr, uint8_t *out) {
     int32_t luma = (y - c->offset) * c->luma;
-    cb -= 128;
-    cr -= 128;
+    cb -= c->centre;
+    cr -= c->centre;
     out[0] = clamp8(luma + c->red_cr * cr);
     out[1] = clamp8(luma - c->green_cb * cb - c->green_cr * cr);
     out[2] = clamp8(luma + c->blue_cb * cb);
 }
 
 void imgtool_video_yuv_to_rgb(int y, int cb, int cr, int bt709, int full_range, uint8_t rgb[3]) {
-    conversion c = make_conversion(bt709, full_range);
+    conversion c = make_conversion(bt709, full_range, 8);
     convert(&c, y, cb, cr, rgb);
+}
+
+static inline int sample(const uint8_t *row, int x, int wide) {
+    return wide ? ((const uint16_t *)(const void *)row)[x] : row[x];
 }
 
 // Converts the decoded frame into `rgba`. Returns 0 with `error` filled for what it cannot show.
 static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_error *error) {
-    int shift_x, shift_y, full_range = frame->color_range == AVCOL_RANGE_JPEG, alpha = 0;
+    int shift_x = 1, shift_y = 1, bits = 8, alpha = 0, full_range = frame->color_range == AVCOL_RANGE_JPEG;
     switch (frame->format) {
-    case AV_PIX_FMT_YUVJ420P: full_range = 1; /* fall through */
-    case AV_PIX_FMT_YUV420P: shift_x = shift_y = 1; break;
-    case AV_PIX_FMT_YUVA420P: shift_x = shift_y = 1; alpha = 1; break;
-    case AV_PIX_FMT_YUVJ422P: full_range = 1; /* fall through */
-    case AV_PIX_FMT_YUV422P: shift_x = 1; shift_y = 0; break;
-    case AV_PIX_FMT_YUVJ444P: full_range = 1; /* fall through */
+    case AV_PIX_FMT_YUVJ420P: full_range = 1; break;
+    case AV_PIX_FMT_YUV420P: break;
+    case AV_PIX_FMT_YUVA420P: alpha = 1; break;
+    case AV_PIX_FMT_YUVJ422P: full_range = 1; shift_y = 0; break;
+    case AV_PIX_FMT_YUV422P: shift_y = 0; break;
+    case AV_PIX_FMT_YUVJ444P: full_range = 1; shift_x = shift_y = 0; break;
     case AV_PIX_FMT_YUV444P: shift_x = shift_y = 0; break;
+    case AV_PIX_FMT_YUV420P10LE: bits = 10; break;
+    case AV_PIX_FMT_YUV422P10LE: bits = 10; shift_y = 0; break;
+    case AV_PIX_FMT_YUV444P10LE: bits = 10; shift_x = shift_y = 0; break;
     default: {
-        char what[96];
+        char what[128];
         const char *pixels = p_av_get_pix_fmt_name(frame->format);
-        snprintf(what, sizeof what, "frames in %s are not supported (8-bit 4:2:0, 4:2:2 and 4:4:4 are)",
+        snprintf(what, sizeof what, "frames in %s are not supported (8- and 10-bit 4:2:0, 4:2:2 and 4:4:4 are)",
                  pixels ? pixels : "an unknown pixel format");
         fail(error, imgtool_video_unsupported, what, 0);
         return 0;
     }
+    }
+    const char *refused = refusal(frame->colorspace, frame->color_trc);
+    if (refused) {
+        fail(error, imgtool_video_unsupported, refused, 0);
+        return 0;
     }
     int bt709;
     switch (frame->colorspace) {
@@ -485,21 +527,14 @@ static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_erro
     default: {
         char what[128];
         const char *matrix = p_av_color_space_name(frame->colorspace);
-        snprintf(what, sizeof what,
-                 "frames in the %s colour matrix are not supported (BT.601 and BT.709 are)", matrix ? matrix : "unknown");
+        snprintf(what, sizeof what, "frames in the %s colour matrix are not supported (BT.601 and BT.709 are)",
+                 matrix ? matrix : "unknown");
         fail(error, imgtool_video_unsupported, what, 0);
         return 0;
     }
     }
-    if (frame->color_trc == AVCOL_TRC_SMPTE2084 || frame->color_trc == AVCOL_TRC_ARIB_STD_B67) {
-        fail(error, imgtool_video_unsupported,
-             frame->color_trc == AVCOL_TRC_SMPTE2084 ? "HDR video (PQ, SMPTE 2084) is not supported: it would show washed out"
-                                                     : "HDR video (HLG) is not supported: it would show washed out",
-             0);
-        return 0;
-    }
-    conversion c = make_conversion(bt709, full_range);
-    int width = frame->width, height = frame->height;
+    conversion c = make_conversion(bt709, full_range, bits);
+    int width = frame->width, height = frame->height, wide = bits > 8;
     for (int y = 0; y < height; y++) {
         const uint8_t *luma = frame->data[0] + (ptrdiff_t)y * frame->linesize[0];
         const uint8_t *cb = frame->data[1] + (ptrdiff_t)(y >> shift_y) * frame->linesize[1];
@@ -507,7 +542,7 @@ static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_erro
         const uint8_t *a = alpha ? frame->data[3] + (ptrdiff_t)y * frame->linesize[3] : NULL;
         uint8_t *out = rgba + (size_t)y * (size_t)width * 4;
         for (int x = 0; x < width; x++, out += 4) {
-            convert(&c, luma[x], cb[x >> shift_x], cr[x >> shift_x], out);
+            convert(&c, sample(luma, x, wide), sample(cb, x >> shift_x, wide), sample(cr, x >> shift_x, wide), out);
             out[3] = a ? a[x] : 255;
         }
     }

@@ -62,12 +62,13 @@ typedef struct {
     char primaries[24];
 } imgtool_video_info;
 
-/// Parses the container in `size` bytes at `data` (not copied: they must outlive the handle),
+/// Parses the container in `size` bytes at `data` (not copied: they must outlive the handle) with
+/// libavformat's demuxer named `container` alone ("mov", "matroska"),
 /// finds the best video stream, checks `width * height` against `max_pixels` before any frame is
 /// decoded, lists the shown frames' timestamps (stopping past `max_frames`: frame_count is then
 /// max_frames + 1), then makes the decoder ready. NULL on failure, `error` filled.
 imgtool_video *imgtool_video_open(
-    const uint8_t *data, size_t size, int64_t max_pixels, int max_frames, imgtool_video_info *info,
+    const uint8_t *data, size_t size, const char *container, int64_t max_pixels, int max_frames, imgtool_video_info *info,
     imgtool_video_error *error);
 void imgtool_video_close(imgtool_video *video);
 

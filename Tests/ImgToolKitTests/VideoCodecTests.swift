@@ -45,18 +45,23 @@ struct VideoCodecTests {
         return (source.info, frames)
     }
 
+    /// `first` is a filter ffmpeg applies before the conversion: `format=yuv420p` for 10-bit
+    /// samples, which libswscale would otherwise convert on its scaling path, interpolating the
+    /// chroma (imgtool, like libswscale's 8-bit path, takes each chroma sample for its 2x2 pixels).
+    ///
     /// Within 1 on average and 4 at worst of ffmpeg's decode with the right matrix and range
     /// (libswscale rounds its tables differently: measured 0.8 and 3), and at least 3 on average
     /// and 15 at worst from its decode with the wrong matrix (measured 4 to 4.8, and 22 to 42).
     static func expectColours(
-        _ path: String, frames: [Frame], matrix: String, wrongMatrix: String, range: String,
+        _ path: String, frames: [Frame], matrix: String, wrongMatrix: String, range: String, first: String = "",
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let (width, height) = (frames[0].image.width, frames[0].image.height)
         let right = try VideoClips.decode(
-            path, width: width, height: height, filters: "scale=in_color_matrix=\(matrix):in_range=\(range)")
+            path, width: width, height: height, filters: first + "scale=in_color_matrix=\(matrix):in_range=\(range)")
         let wrong = try VideoClips.decode(
-            path, width: width, height: height, filters: "scale=in_color_matrix=\(wrongMatrix):in_range=\(range)")
+            path, width: width, height: height,
+            filters: first + "scale=in_color_matrix=\(wrongMatrix):in_range=\(range)")
         #expect(right.count == frames.count, sourceLocation: sourceLocation)
         let near = difference(frames, right)
         let far = difference(frames, wrong)
@@ -101,6 +106,51 @@ struct VideoCodecTests {
             "bt601.mp4", in: folder, filters: "scale=out_color_matrix=bt601:out_range=tv", encoder: Self.x264)
         let (_, frames) = try Self.frames(clip)
         try Self.expectColours(clip, frames: frames, matrix: "bt601", wrongMatrix: "bt709", range: "tv")
+    }
+
+    @Test(
+        "HEVC (10-bit) and AV1 in MP4, BT.709: frames and colours as ffmpeg's decode",
+        arguments: [
+            (
+                "hevc.mp4", "format=yuv420p,",
+                [
+                    "-c:v", "libx265", "-x265-params", "log-level=error", "-preset", "ultrafast", "-pix_fmt",
+                    "yuv420p10le",
+                ]
+            ),
+            ("av1.mp4", "", ["-c:v", "libaom-av1", "-cpu-used", "8", "-usage", "realtime", "-pix_fmt", "yuv420p"]),
+        ])
+    func otherCodecs(name: String, first: String, encoder: [String]) throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            name, in: folder, filters: "scale=out_color_matrix=bt709:out_range=tv",
+            encoder: encoder + ["-colorspace", "bt709", "-color_range", "tv"])
+        let (info, frames) = try Self.frames(clip)
+        #expect(info.frameCount == 10 && frames.count == 10 && info.width == 64 && info.height == 48)
+        try Self.expectColours(
+            clip, frames: frames, matrix: "bt709", wrongMatrix: "bt601", range: "tv", first: first)
+    }
+
+    @Test("HDR (PQ, HLG) and BT.2020 video is refused when opened, never shown washed out")
+    func hdrRefused() throws {
+        let folder = try makeTemporaryFolder("video")
+        for (name, tags, words) in [
+            ("pq.mp4", ["-colorspace", "bt2020nc", "-color_trc", "smpte2084", "-color_primaries", "bt2020"], "PQ"),
+            (
+                "hlg.mp4", ["-colorspace", "bt2020nc", "-color_trc", "arib-std-b67", "-color_primaries", "bt2020"],
+                "HLG"
+            ),
+            (
+                "bt2020.mp4", ["-colorspace", "bt2020nc", "-color_trc", "bt2020-10", "-color_primaries", "bt2020"],
+                "BT.2020"
+            ),
+        ] {
+            let clip = try VideoClips.make(name, in: folder, encoder: Self.x264 + tags, frames: 2)
+            let error = #expect(throws: ImgToolError.self) { _ = try ImageSource(contentsOf: clip) }
+            #expect(
+                error?.code == .unsupportedFormat && error?.message.contains(words) == true,
+                "\(String(describing: error))")
+        }
     }
 
     @Test("a display matrix turning 90 degrees is applied: 48x64 frames as ffmpeg turns them")

@@ -31,8 +31,12 @@ final class VideoFile: @unchecked Sendable {
 
     /// Opens `data` (copied), checking the declared size and frame count against `limits` before
     /// any frame is decoded.
-    /// - Parameter name: the container's name for messages ("MP4").
+    /// - Parameter name: the container's name for messages, which also picks the one libavformat
+    ///   demuxer that reads it (``demuxers``).
     init(data: [UInt8], limits: DecodingLimits, name: String) throws(ImgToolError) {
+        guard let demuxer = Self.demuxers[name] else {
+            throw ImgToolError(.unsupportedFormat, "imgtool reads no video container named \(name)")
+        }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
         data.withUnsafeBytes { bytes.copyMemory(from: $0) }
         var error = imgtool_video_error()
@@ -40,7 +44,8 @@ final class VideoFile: @unchecked Sendable {
         let maxFrames = Int32(clamping: min(limits.maxFrames, Int(Int32.max) - 1))
         guard
             let video = imgtool_video_open(
-                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, Int64(clamping: limits.maxPixels),
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, demuxer,
+                Int64(clamping: limits.maxPixels),
                 maxFrames, &info, &error)
         else {
             bytes.deallocate()
@@ -60,6 +65,10 @@ final class VideoFile: @unchecked Sendable {
         }
         description = VideoDescription(info, times: times)
     }
+
+    /// The libavformat demuxer for each container name: MP4 and QuickTime files are read by `mov`
+    /// alone, WebM and Matroska by `matroska` alone, never by whichever demuxer probing would pick.
+    static let demuxers = ["MP4": "mov", "WebM": "matroska"]
 
     deinit {
         imgtool_video_close(video)
