@@ -202,6 +202,21 @@ struct VideoCodecTests {
         #expect(alpha.count == 64 * 48 * 4 && alpha[3] < 16 && alpha[63 * 4 + 3] > 230)
     }
 
+    @Test("an audio track is ignored: the same frames and delays as without it")
+    func audioIgnored() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "silent.webm", in: folder, encoder: ["-c:v", "libvpx-vp9", "-deadline", "realtime"])
+        let withAudio = folder + "/sound.webm"
+        try VideoClips.run([
+            "-i", clip, "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:v", "copy", "-c:a", "libopus",
+            "-shortest", withAudio,
+        ])
+        let (info, frames) = try Self.frames(withAudio)
+        let (silentInfo, silentFrames) = try Self.frames(clip)
+        #expect(info.frames == silentInfo.frames && frames.map(\.image) == silentFrames.map(\.image))
+    }
+
     @Test("limits are checked from the stream header, before decoding")
     func limits() throws {
         let folder = try makeTemporaryFolder("video")
