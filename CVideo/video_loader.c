@@ -227,6 +227,7 @@ struct imgtool_video {
     AVFrame *frame;
     frame_time *times;
     int count;
+    int sent;
     int sent_end;
 };
 
@@ -259,6 +260,12 @@ static int list_times(imgtool_video *video, int max_frames, imgtool_video_info *
         int status = p_av_read_frame(video->demuxer.format, video->packet);
         if (status < 0) {
             if (status != AVERROR_EOF) info->cut_short = 1;
+            break;
+        }
+        if (video->packet->stream_index == video->stream && (video->packet->flags & AV_PKT_FLAG_CORRUPT)) {
+            // A sample cut by the end of the file (or damaged): the frames before it are listed.
+            p_av_packet_unref(video->packet);
+            info->cut_short = 1;
             break;
         }
         int wanted = video->packet->stream_index == video->stream && !(video->packet->flags & AV_PKT_FLAG_DISCARD);
@@ -337,7 +344,6 @@ imgtool_video *imgtool_video_open(
         fail(error, imgtool_video_too_large, "too many pixels", 0);
         goto failed;
     }
-    format->max_analyze_duration = 0;
     int status = p_avformat_find_stream_info(format, NULL);
     if (status < 0) {
         fail(error, imgtool_video_corrupt, "cannot read the stream parameters", status);
@@ -573,8 +579,10 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
         }
         if (video->sent_end) return 0;
         // The decoder wants the next packet of the stream (or the end, to drain its last frames).
+        // The decoder is given the packets listed and no more: a damaged one after them would
+        // fail the frames before it still in the decoder.
         for (;;) {
-            status = p_av_read_frame(video->demuxer.format, video->packet);
+            status = video->sent < video->count ? p_av_read_frame(video->demuxer.format, video->packet) : AVERROR_EOF;
             if (status < 0) {
                 video->sent_end = 1;
                 status = p_avcodec_send_packet(video->decoder, NULL);
@@ -584,6 +592,7 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
                 p_av_packet_unref(video->packet);
                 continue;
             }
+            if (!(video->packet->flags & AV_PKT_FLAG_DISCARD)) video->sent++;
             status = p_avcodec_send_packet(video->decoder, video->packet);
             p_av_packet_unref(video->packet);
             break;

@@ -260,6 +260,21 @@ struct VideoCodecTests {
         #expect(error?.description.contains("\n") == false)
     }
 
+    @Test("an MP4 whose index comes first (faststart), cut: the frames before the cut, with a warning")
+    func cutAfterIndex() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make(
+            "fast.mp4", in: folder, size: "160x120", encoder: Self.x264 + ["-movflags", "+faststart"], frames: 20)
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: clip)))
+        let source = try ImageSource(data: Array(file.prefix(file.count / 2)), name: "cut.mp4")
+        #expect(!source.info.isComplete && source.info.frameCount > 0 && source.info.frameCount < 20)
+        #expect(source.info.warnings.first?.contains("cut or damaged") == true)
+        let reader = try source.makeFrameReader(depth: .eight)
+        var count = 0
+        while try reader.nextFrame() != nil { count += 1 }
+        #expect(count == source.info.frameCount)
+    }
+
     @Test("the YUV to RGB step: the matrices' primaries and grey at both ranges")
     func conversion() {
         // Limited-range white and black, full-range white and black.

@@ -38,8 +38,6 @@ struct VideoSource: FrameSource {
     ) throws(ImgToolError) {
         let description: VideoDescription
         if let isolation {
-            // Without FFmpeg, say so here rather than start a child to say it.
-            try RuntimeLibrary.video.required(name: name)
             let (described, waiting) = try VideoIsolation.describe(
                 data, limits: limits, name: name, isolation: isolation)
             description = described
@@ -93,15 +91,6 @@ struct VideoSource: FrameSource {
             let session = try VideoIsolation.decode(
                 data, limits: limits, name: name, depth: depth, isolation: isolation, waiting: waiting)
             return VideoFrameReader(source: self, decoder: .isolated(session), depth: depth)
-        }
-    }
-}
-
-extension RuntimeLibrary {
-    /// Throws `unsupportedFormat` naming the container and what to install when FFmpeg cannot be loaded.
-    func required(name: String) throws(ImgToolError) {
-        if let problem = load() {
-            throw ImgToolError(.unsupportedFormat, "\(name) video needs FFmpeg at run time: \(problem)", cause: problem)
         }
     }
 }
