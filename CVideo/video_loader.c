@@ -256,6 +256,7 @@ static int list_times(imgtool_video *video, int max_frames, imgtool_video_info *
     double base = av_q2d(stream->time_base);
     int capacity = 0;
     int64_t previous = AV_NOPTS_VALUE;
+    last_log[0] = 0;
     for (;;) {
         int status = p_av_read_frame(video->demuxer.format, video->packet);
         if (status < 0) {
@@ -288,6 +289,10 @@ static int list_times(imgtool_video *video, int max_frames, imgtool_video_info *
         video->times[video->count++] = (frame_time){(double)time * base, duration};
         if (video->count > max_frames) break;
     }
+    // The demuxer reads on past a cut as if the file ended there, but says so (matroska: "File
+    // ended prematurely"): an error it logged while listing marks the list as cut short too.
+    if (last_log[0]) info->cut_short = 1;
+    last_log[0] = 0;
     qsort(video->times, (size_t)video->count, sizeof *video->times, by_time);
     info->frame_count = video->count;
     return 1;
