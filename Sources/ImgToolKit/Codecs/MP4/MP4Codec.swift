@@ -8,9 +8,21 @@ extension ImageFormat {
 /// reading a video fails with one line naming the packages (`libavformat59 libavcodec59`);
 /// `formats` says which state the machine is in.
 ///
-/// The frames enter the pipeline as an animation's do (see ``VideoSource``): delays from the
-/// presentation timestamps, played once, the display matrix's rotation applied, BT.601/BT.709
-/// limited or full range converted to RGB; HDR (PQ, HLG) and BT.2020 are refused.
+/// The frames enter the pipeline as an animation's do: each delay from the presentation
+/// timestamps (a variable frame rate kept; the last frame's from its duration, else the average),
+/// played once, the display matrix's rotation applied (``ImageInfo/appliedOrientation``), the YUV
+/// samples (8 or 10 bits, 4:2:0, 4:2:2 or 4:4:4) converted to RGB with the matrix and range the
+/// stream declares: BT.601 or BT.709, limited or full (an untagged stream is BT.601, as ffmpeg
+/// takes it), the transfer shown as sRGB without a curve, as browsers and ffmpeg show it. HDR (PQ,
+/// HLG) and BT.2020 streams are refused with `unsupportedFormat`, never shown washed out. Audio is
+/// ignored. The frame list comes from the demuxer before any frame is decoded, so the size and
+/// frame count are checked against ``DecodingLimits`` first; frames are then decoded one at a
+/// time. A file cut short gives the frames before the cut, with a warning and
+/// ``ImageInfo/isComplete`` `false`.
+///
+/// With a ``DecoderIsolation`` installed (the `imgtool` command installs one), FFmpeg runs in a
+/// child process that streams the frames: a crash inside it fails that input with `corrupt` and a
+/// message naming the signal (`libavcodec crashed decoding it (SIGSEGV)`).
 public struct MP4Codec: ImageCodec {
     /// Creates the codec.
     public init() {}
