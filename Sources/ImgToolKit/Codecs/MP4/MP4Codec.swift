@@ -29,7 +29,7 @@ public struct MP4Codec: ImageCodec {
 
     /// ``ImageFormat/mp4``.
     public var format: ImageFormat { .mp4 }
-    /// "MPEG-4 / QuickTime video".
+    /// "MPEG-4 / QuickTime video" (shown as MP4 where a short name is wanted).
     public var displayName: String { "MPEG-4 / QuickTime video" }
     /// `mp4`, `m4v`, `mov`.
     public var extensions: [String] { ["mp4", "m4v", "mov"] }

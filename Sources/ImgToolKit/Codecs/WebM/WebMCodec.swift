@@ -12,8 +12,8 @@ public struct WebMCodec: ImageCodec {
 
     /// ``ImageFormat/webm``.
     public var format: ImageFormat { .webm }
-    /// "WebM / Matroska video".
-    public var displayName: String { "WebM / Matroska video" }
+    /// "WebM" (Matroska too), short so that messages and `info` spell it so rather than WEBM.
+    public var displayName: String { "WebM" }
     /// `webm`, `mkv`.
     public var extensions: [String] { ["webm", "mkv"] }
     /// Reads (when FFmpeg's libraries are installed).
