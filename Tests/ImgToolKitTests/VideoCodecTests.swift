@@ -282,6 +282,25 @@ struct VideoCodecTests {
         #expect(whole.info.isComplete && whole.info.warnings.isEmpty && whole.info.frameCount == 20)
     }
 
+    @Test("sniffing: MP4 and QuickTime brands and atoms, EBML; AVIF and HEIC stay theirs")
+    func sniffing() throws {
+        func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
+            let brands = compatible.flatMap { Array($0.utf8) }
+            return [0, 0, 0, UInt8(16 + brands.count)] + Array("ftyp\(major)".utf8) + [0, 0, 2, 0] + brands
+        }
+        #expect(ImageFormat.sniff(ftyp("qt  ", ["qt  "])) == .mp4)
+        #expect(ImageFormat.sniff(ftyp("mp42", ["isom", "mp42"])) == .mp4)
+        #expect(ImageFormat.sniff(ftyp("XXXX", ["isom"])) == .mp4)
+        #expect(ImageFormat.sniff([0, 0, 0, 8] + Array("wide".utf8) + [0, 0, 0, 8] + Array("mdat".utf8)) == .mp4)
+        #expect(!MP4Codec().sniff(ftyp("mif1", ["mif1", "heic", "isom"])))
+        #expect(!MP4Codec().sniff(ftyp("avif", ["avif", "mif1", "miaf", "isom"])))
+        for fixture in ["/avif/clap.avif", "/avif/sequence.avifs", "/heif/photo.heic"] {
+            let head = Array(try Data(contentsOf: URL(fileURLWithPath: HEIFCodecTests.fixtures + fixture)).prefix(32))
+            #expect(ImageFormat.sniff(head) != .mp4 && !MP4Codec().sniff(head), "\(fixture)")
+        }
+        #expect(ImageFormat.sniff([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 0x01]) == .webm)
+    }
+
     @Test("the YUV to RGB step: the matrices' primaries and grey at both ranges")
     func conversion() {
         // Limited-range white and black, full-range white and black.

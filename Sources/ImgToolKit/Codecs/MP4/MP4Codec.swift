@@ -44,19 +44,31 @@ public struct MP4Codec: ImageCodec {
 
     /// The brands of MP4, QuickTime and their relatives, as an `ftyp` box's major brand.
     static let brands: Set<String> = [
-        "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VH", "M4VP", "qt  ",
+        "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "iso7", "iso8", "iso9", "mp41", "mp42", "avc1", "M4V ", "M4VH",
+        "M4VP", "qt  ",
         "3gp4", "3gp5", "3gp6", "3g2a", "mmp4", "MSNV", "dash", "XAVC", "f4v ", "av01",
     ]
 
-    /// An `ftyp` box whose major brand is one of MP4's or QuickTime's (`isom`, `mp42`, `qt  `,
-    /// ...), or a QuickTime file that starts with a `moov`, `mdat`, `wide` or `free` atom. AVIF and
-    /// HEIF files are `ftyp` too, with brands of their own, and their codecs are asked first.
+    /// An `ftyp` box with one of MP4's or QuickTime's brands (`isom`, `mp42`, `qt  `, ...) as its
+    /// major brand or a compatible one within the head, or a QuickTime file that starts with a
+    /// `moov`, `mdat` or `wide` atom. AVIF and HEIF files are `ftyp` too (and may list `isom` as
+    /// compatible): their codecs are asked first, and a major brand of theirs is never claimed here.
     public func sniff(_ head: [UInt8]) -> Bool {
         guard head.count >= 12 else { return false }
         let box = String(decoding: head[4..<8], as: UTF8.self)
-        if box == "ftyp" { return Self.brands.contains(String(decoding: head[8..<12], as: UTF8.self)) }
-        return ["moov", "mdat", "wide"].contains(box)
+        guard box == "ftyp" else { return ["moov", "mdat", "wide"].contains(box) }
+        let major = String(decoding: head[8..<12], as: UTF8.self)
+        if Self.imageBrands.contains(major) { return false }
+        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        let end = min(max(size, 12), head.count)
+        let brands = [8] + Array(stride(from: 16, to: end - 3, by: 4))
+        return brands.contains { Self.brands.contains(String(decoding: head[$0..<$0 + 4], as: UTF8.self)) }
     }
+
+    /// The major brands of still images and image sequences (AVIF, HEIF), never video here.
+    static let imageBrands: Set<String> = [
+        "avif", "avis", "heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avci", "avcs",
+    ]
 
     /// Lists the frames with libavformat (nothing decoded).
     public func makeSource(data: [UInt8], limits: DecodingLimits, options: DecodingOptions) throws(ImgToolError)
