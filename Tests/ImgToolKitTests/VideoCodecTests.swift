@@ -181,20 +181,24 @@ struct VideoCodecTests {
         #expect(info.frames.map(\.delay) == expected, "\(info.frames.map(\.delay))")
     }
 
-    @Test("VP9 with alpha in WebM keeps its alpha, as libvpx decodes it")
-    func vp9Alpha() throws {
+    @Test(
+        "VP9 and VP8 with alpha in WebM keep their alpha, as libvpx decodes it",
+        arguments: [
+            ("libvpx-vp9", ["-deadline", "realtime", "-cpu-used", "8"]), ("libvpx", ["-auto-alt-ref", "0"]),
+        ])
+    func alpha(codec: String, options: [String]) throws {
         let folder = try makeTemporaryFolder("video")
         let clip = try VideoClips.make(
             "alpha.webm", in: folder,
             filters: "format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='X*4',format=yuva420p",
-            encoder: ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-deadline", "realtime", "-cpu-used", "8"])
+            encoder: ["-c:v", codec, "-pix_fmt", "yuva420p"] + options)
         let head = Array(try Data(contentsOf: URL(fileURLWithPath: clip)).prefix(32))
         #expect(ImageFormat.sniff(head) == .webm)
         let (info, frames) = try Self.frames(clip)
         #expect(info.colorType == .rgba && frames.count == 10)
         let reference = try VideoClips.decode(
             clip, width: 64, height: 48, filters: "scale=in_color_matrix=bt601:in_range=tv",
-            inputOptions: ["-c:v", "libvpx-vp9"])
+            inputOptions: ["-c:v", codec])
         let difference = Self.difference(frames, reference)
         #expect(difference.mean <= 1 && difference.worst <= 4 && difference.alpha == 0, "\(difference)")
         // The alpha ramp survives: left columns nearly transparent, right ones nearly opaque.
