@@ -378,7 +378,12 @@ imgtool_video *imgtool_video_open(
     size_t matrix_size = 0;
     const int32_t *matrix =
         (const int32_t *)p_av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &matrix_size);
-    if (matrix && matrix_size >= 9 * sizeof(int32_t)) {
+    if (matrix && matrix_size >= 9 * sizeof(int32_t) &&
+        (double)matrix[0] * matrix[4] - (double)matrix[1] * matrix[3] < 0) {
+        // A mirroring matrix: av_display_rotation_get reads it as a rotation (a mirror left to
+        // right as a half turn), so it is left unapplied, and said so.
+        info->mirrored = 1;
+    } else if (matrix && matrix_size >= 9 * sizeof(int32_t)) {
         // av_display_rotation_get gives the counter-clockwise angle; ffmpeg turns the frame back
         // clockwise by it, as players do.
         double degrees = -p_av_display_rotation_get(matrix);

@@ -46,6 +46,8 @@ typedef struct {
     int width, height;
     /// Clockwise quarter turns (0 to 3) that the container's display matrix asks for.
     int quarter_turns;
+    /// Whether the display matrix mirrors the picture (then left unapplied, quarter_turns 0).
+    int mirrored;
     /// Whether the stream has alpha that is decoded (VP8/VP9 in WebM, `alpha_mode` 1).
     int has_alpha;
     /// Frames listed by the demuxer (packets of the video stream that are shown).

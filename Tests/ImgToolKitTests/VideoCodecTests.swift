@@ -168,6 +168,22 @@ struct VideoCodecTests {
         try Self.expectColours(turned, frames: frames, matrix: "bt709", wrongMatrix: "bt601", range: "tv")
     }
 
+    @Test("a display matrix that mirrors is not applied (FFmpeg 5.1 would read it as a half turn), with a warning")
+    func mirrored() throws {
+        let folder = try makeTemporaryFolder("video")
+        let clip = try VideoClips.make("plain.mp4", in: folder, encoder: Self.x264)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: clip)))
+        // The track header's matrix starts 44 bytes after its type: its first value, a, set to -1.0.
+        let type = Array("tkhd".utf8)
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: type) })
+        bytes.replaceSubrange(at + 44..<at + 48, with: [0xFF, 0xFF, 0, 0])
+        let source = try ImageSource(data: bytes, name: "mirrored.mp4")
+        #expect(source.info.width == 64 && source.info.appliedOrientation == .up)
+        #expect(source.info.warnings.contains { $0.contains("mirrors the picture") }, "\(source.info.warnings)")
+        let (_, plain) = try Self.frames(clip)
+        #expect(try source.frame(at: 0).image == plain[0].image)
+    }
+
     @Test("a variable frame rate is kept: each delay from the presentation timestamps")
     func variableFrameRate() throws {
         let folder = try makeTemporaryFolder("video")

@@ -121,6 +121,8 @@ struct VideoDescription: Equatable {
     /// Clockwise quarter turns the display matrix asks for (0 to 3).
     var quarterTurns: Int
     var hasAlpha: Bool
+    /// Whether the display matrix mirrors the picture: it is then not applied at all.
+    var mirrored = false
     /// Whether the demuxer stopped on damage or a cut before the end of the file.
     var cutShort: Bool
     /// The demuxer's and decoder's names ("mov,mp4,m4a,3gp,3g2,mj2", "h264").
@@ -151,6 +153,7 @@ struct VideoDescription: Equatable {
         (width, height) = (Int(info.width), Int(info.height))
         quarterTurns = Int(info.quarter_turns)
         hasAlpha = info.has_alpha != 0
+        mirrored = info.mirrored != 0
         cutShort = info.cut_short != 0
         container = VideoFile.text(info.container)
         codec = VideoFile.text(info.codec)

@@ -75,7 +75,7 @@ extension VideoDescription {
     /// duration as 64-bit floating-point bit patterns.
     var encoded: [UInt8] {
         var wire = WireWriter()
-        for value in [width, height, quarterTurns, hasAlpha ? 1 : 0, cutShort ? 1 : 0, times.count] {
+        for value in [width, height, quarterTurns, hasAlpha ? 1 : 0, cutShort ? 1 : 0, mirrored ? 1 : 0, times.count] {
             wire.u32(UInt32(clamping: value))
         }
         for text in [container, codec, matrix, range, transfer] { wire.string(text) }
@@ -90,7 +90,7 @@ extension VideoDescription {
     init?(decoding bytes: [UInt8]) {
         var wire = WireReader(bytes)
         var numbers: [Int] = []
-        for _ in 0..<6 {
+        for _ in 0..<7 {
             guard let value = wire.u32() else { return nil }
             numbers.append(Int(value))
         }
@@ -99,9 +99,9 @@ extension VideoDescription {
             guard let text = wire.string() else { return nil }
             names.append(text)
         }
-        guard numbers[2] < 4, numbers[5] <= (bytes.count - wire.at) / 16 else { return nil }
+        guard numbers[2] < 4, numbers[6] <= (bytes.count - wire.at) / 16 else { return nil }
         var times: [(seconds: Double, duration: Double)] = []
-        for _ in 0..<numbers[5] {
+        for _ in 0..<numbers[6] {
             guard let seconds = wire.u64(), let duration = wire.u64() else { return nil }
             times.append((Double(bitPattern: seconds), Double(bitPattern: duration)))
         }
@@ -110,5 +110,6 @@ extension VideoDescription {
             width: numbers[0], height: numbers[1], quarterTurns: numbers[2], hasAlpha: numbers[3] == 1,
             cutShort: numbers[4] == 1, container: names[0], codec: names[1], matrix: names[2], range: names[3],
             transfer: names[4], times: times)
+        mirrored = numbers[5] == 1
     }
 }

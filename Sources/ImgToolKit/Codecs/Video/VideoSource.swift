@@ -63,6 +63,11 @@ struct VideoSource: FrameSource {
         info.storedSize = PixelSize(width: description.width, height: description.height)
         info.appliedOrientation = [.up, .right, .down, .left][description.quarterTurns & 3]
         info.delaysArePlayTimes = true
+        if description.mirrored {
+            info.warnings.append(
+                "the \(name) display matrix mirrors the picture, which imgtool does not apply: the frames are shown as coded"
+            )
+        }
         if description.cutShort {
             info.warnings.append(
                 "the \(name) container is cut or damaged after \(frames.count) frames; the frames before are shown")
