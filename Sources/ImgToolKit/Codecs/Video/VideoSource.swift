@@ -51,6 +51,13 @@ struct VideoSource: FrameSource {
         let (width, height) =
             turned ? (description.height, description.width) : (description.width, description.height)
         try limits.checkPixels(width: width, height: height, what: "\(name) video frame")
+        if description.times.count > limits.maxFrames {
+            // The demuxer stops counting one past the limit.
+            throw ImgToolError(
+                .tooLarge,
+                "the \(name) video has more than \(limits.maxFrames) frames, over the limit of \(limits.maxFrames)",
+                limit: .frames)
+        }
         try limits.checkAnimation(frames: description.times.count, width: width, height: height)
         let frames = description.delays.enumerated().map { index, delay in
             FrameInfo(
