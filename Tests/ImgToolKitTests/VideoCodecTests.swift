@@ -109,7 +109,7 @@ struct VideoCodecTests {
     }
 
     @Test(
-        "HEVC (10-bit) and AV1 in MP4, BT.709: frames and colours as ffmpeg's decode",
+        "HEVC (10-bit) and AV1 in MP4, H.264 in QuickTime, BT.709: frames and colours as ffmpeg's decode",
         arguments: [
             (
                 "hevc.mp4", "format=yuv420p,",
@@ -119,12 +119,15 @@ struct VideoCodecTests {
                 ]
             ),
             ("av1.mp4", "", ["-c:v", "libaom-av1", "-cpu-used", "8", "-usage", "realtime", "-pix_fmt", "yuv420p"]),
+            ("h264.mov", "", ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"]),
         ])
     func otherCodecs(name: String, first: String, encoder: [String]) throws {
         let folder = try makeTemporaryFolder("video")
         let clip = try VideoClips.make(
             name, in: folder, filters: "scale=out_color_matrix=bt709:out_range=tv",
             encoder: encoder + ["-colorspace", "bt709", "-color_range", "tv"])
+        let head = Array(try Data(contentsOf: URL(fileURLWithPath: clip)).prefix(32))
+        #expect(ImageFormat.sniff(head) == .mp4)
         let (info, frames) = try Self.frames(clip)
         #expect(info.frameCount == 10 && frames.count == 10 && info.width == 64 && info.height == 48)
         try Self.expectColours(
