@@ -110,6 +110,19 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // libavformat and libavcodec (FFmpeg) for video input, loaded on the first video and never
+        // linked: Debian builds them with --enable-gpl (see CVideo/include/CVideo.h). Building needs
+        // their headers only (libavformat-dev, libavcodec-dev, libavutil-dev).
+        .target(
+            name: "CVideo",
+            path: "CVideo",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]
+        ),
         // FreeType, HarfBuzz, FriBidi and fontconfig for --text, loaded on the first caption and never
         // linked (see CText/include/CText.h). FreeType's headers include each other from
         // /usr/include/freetype2, where Debian's libfreetype-dev puts them.
@@ -167,7 +180,7 @@ let package = Package(
             name: "ImgToolKit",
             dependencies: [
                 "CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor", "CCurlFetch",
-                "CText",
+                "CText", "CVideo",
             ],
             swiftSettings: strictSwift
         ),

@@ -5,7 +5,7 @@ import PackageDescription
 
 let fuzzTargets = [
     "FuzzPNG", "FuzzAPNG", "FuzzGIF", "FuzzJPEG", "FuzzWebP", "FuzzAVIF", "FuzzJXL", "FuzzHEIF", "FuzzMerge",
-    "FuzzOperationWords", "FuzzBatchJobs", "FuzzText",
+    "FuzzOperationWords", "FuzzBatchJobs", "FuzzText", "FuzzVideo",
 ]
 
 let package = Package(

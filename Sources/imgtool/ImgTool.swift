@@ -34,7 +34,7 @@ struct ImgTool: AsyncParsableCommand {
         // Started again to decode one HEIC in a process of its own: serve that and exit.
         DecoderIsolation.serveIfRequested(CommandLine.arguments)
         endCrashesAtOnce()
-        // A crash in libheif costs one input, not the run; IMGTOOL_DECODE_IN_PROCESS=1 turns it off.
+        // A crash in libheif or libavcodec costs one input, not the run; IMGTOOL_DECODE_IN_PROCESS=1 turns it off.
         if getenv("IMGTOOL_DECODE_IN_PROCESS").map({ String(cString: $0) }) != "1" {
             DecoderIsolation.install(.currentProgram)
         }

@@ -177,7 +177,8 @@ struct LoaderURLSessionTests {
         let error = await #expect(throws: ImgToolError.self) { try await loader.load(try ImageInput(url)) }
         #expect(error?.code == .unsupportedFormat)
         #expect(
-            error?.description.hasPrefix(url + ": not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL or HEIF file") == true,
+            error?.description.hasPrefix(url + ": not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL, HEIF, MP4 or WebM file")
+                == true,
             "\(String(describing: error))")
         // and a PNG from the same kind of source decodes
         let good = "http://html.mock/good.png"

@@ -67,7 +67,7 @@ struct MergeLoopbackTests {
         let expected: [(ImgToolError.Code, String)] = [
             (.notFound, "HTTP status 404"), (.truncated, "100 of \(png.count) bytes"),
             (.network, "ftp://127.0.0.1/secret.png refused"), (.network, "file:///etc/passwd refused"),
-            (.unsupportedFormat, "not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL or HEIF file"),
+            (.unsupportedFormat, "not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL, HEIF, MP4 or WebM file"),
         ]
         for ((code, words), (name, result)) in zip(expected, zip(names, results)) {
             guard case .failure(let error) = result else { Issue.record("\(name) loaded"); continue }

@@ -48,7 +48,8 @@ struct SupportTests {
         #expect(error.code == .unsupportedFormat)
         #expect(
             error.description
-                == "x.png: not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL or HEIF file (starts with bytes 68 65 6c 6c 6f)")
+                == "x.png: not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL, HEIF, MP4 or WebM file (starts with bytes 68 65 6c 6c 6f)"
+        )
         let empty = try #require(throws: ImgToolError.self) { _ = try ImageSource(data: [], name: "e.gif") }
         #expect(empty.description == "e.gif: empty file: not an image")
     }

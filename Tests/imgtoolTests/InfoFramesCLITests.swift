@@ -38,7 +38,7 @@ struct InfoFramesCLITests {
         #expect(
             result.stderr == """
                 error: missing.png: no such file
-                error: bad.png: not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL or HEIF file (starts with bytes 6e 6f 74 20 61 6e 20 69)
+                error: bad.png: not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL, HEIF, MP4 or WebM file (starts with bytes 6e 6f 74 20 61 6e 20 69)
 
                 """)
     }

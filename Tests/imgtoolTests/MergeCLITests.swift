@@ -77,7 +77,10 @@ struct MergeCLITests {
         "Failures exit 1, name the input, and write nothing",
         arguments: [
             (["merge", "bg.png", "missing.png"], "missing.png: no such file"),
-            (["merge", "bg.png", "text.png"], "text.png: not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL or HEIF file"),
+            (
+                ["merge", "bg.png", "text.png"],
+                "text.png: not a PNG, GIF, JPEG, WebP, AVIF, JPEG XL, HEIF, MP4 or WebM file"
+            ),
             (["merge", "bg.png", "ftp://example.com/a.png"], "ftp://example.com/a.png: unsupported URL scheme"),
             (["merge", "bg.png", "ov.png", "--max-bytes", "100"], "bg.png: file is"),
             (["merge", "missing.png", "ov.png", "missing.png"], "missing.png: no such file"),

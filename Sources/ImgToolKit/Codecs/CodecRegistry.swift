@@ -23,6 +23,8 @@ public struct CodecRegistry: Sendable {
         AVIFCodec(),
         JXLCodec(),
         HEIFCodec(),
+        MP4Codec(),
+        WebMCodec(),
     ])
 
     /// How many leading bytes ``codec(sniffing:)`` looks at.

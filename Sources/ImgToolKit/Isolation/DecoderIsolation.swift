@@ -3,7 +3,7 @@
 #endif
 
 /// Decoding through a child process, so that a crash inside a decoder loaded at run time
-/// (libheif) costs one input rather than the whole process: a batch loses one job, and the error
+/// (libheif, libavcodec) costs one input rather than the whole process: a batch loses one job, and the error
 /// names the input and the signal (`x.heic: libheif crashed decoding it (SIGSEGV)`).
 ///
 /// The child is this program started again (``executable`` with ``arguments``, which must make it
@@ -53,7 +53,7 @@ public struct DecoderIsolation: Sendable, Hashable {
     /// they decode in this process).
     public static var current: DecoderIsolation? { installed.withLock { $0 } }
 
-    /// Makes the decoders that load libraries at run time (HEIF) decode in child processes
+    /// Makes the decoders that load libraries at run time (HEIF, video) decode in child processes
     /// started as `isolation` says, or in this process again with `nil`.
     public static func install(_ isolation: DecoderIsolation?) {
         installed.withLock { $0 = isolation }

@@ -81,6 +81,33 @@ final class IsolatedDecode {
     /// buffer is allocated), read straight into its buffer.
     func frame(width: Int, height: Int, depth: SampleDepth) throws(ImgToolError) -> PixelBuffer {
         try tag(expecting: IsolatedRecord.frame)
+        return try frameBody(width: width, height: height, depth: depth)
+    }
+
+    /// The next frame of a stream of `F` records (``VideoIsolation``), as ``frame(width:height:depth:)``
+    /// reads one, or `nil` at the `Z` record that ends them (the child then waited for). Each frame
+    /// has the whole timeout, from now.
+    func nextFrame(width: Int, height: Int, depth: SampleDepth) throws(ImgToolError) -> PixelBuffer? {
+        child.restartClock()
+        let tag = try read(1)[0]
+        switch tag {
+        case IsolatedRecord.frame:
+            return try frameBody(width: width, height: height, depth: depth)
+        case IsolatedRecord.end:
+            if case .signaled(let signal) = child.finish() {
+                throw ImgToolError(
+                    .corrupt, "\(child.library) crashed after decoding it (\(DecoderChild.name(ofSignal: signal)))")
+            }
+            return nil
+        case IsolatedRecord.error:
+            throw try childError()
+        default:
+            throw protocolError("record \(tag) where a frame or the end was expected")
+        }
+    }
+
+    /// An `F` record's fields and rows, its tag read.
+    private func frameBody(width: Int, height: Int, depth: SampleDepth) throws(ImgToolError) -> PixelBuffer {
         var wire = WireReader(try read(9))
         let (sentWidth, sentHeight, bits) = (Int(wire.u32() ?? 0), Int(wire.u32() ?? 0), wire.byte() ?? 0)
         try limits.checkPixels(width: sentWidth, height: sentHeight, what: "frame from the \(child.library) process")

@@ -16,6 +16,7 @@ enum IsolatedDecoderService {
     static func handler(for kind: String) -> Handler? {
         switch kind {
         case HEIFIsolation.kind: HEIFIsolation.serve
+        case VideoIsolation.kind: VideoIsolation.serve
         default: nil
         }
     }

@@ -1,0 +1,93 @@
+// CVideo: libavformat and libavcodec (FFmpeg), loaded at run time when a video is read.
+//
+// Debian 12 builds FFmpeg with --enable-gpl (x264, x265): linking it would change imgtool's
+// licence. So nothing links it: the first video input loads libavformat.so.59 and
+// libavcodec.so.59 with dlopen (`apt-get install libavformat59 libavcodec59`), and these
+// functions call through the pointers found, typed by FFmpeg's own headers (libavformat-dev,
+// libavcodec-dev and libavutil-dev are needed to build, not to run). Every FFmpeg pointer stays
+// here: Swift gets sizes, timestamps and RGBA samples, converted from YUV here with the matrix
+// and range each frame declares.
+#ifndef CVIDEO_H
+#define CVIDEO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Loads libavformat and libavcodec (once; later calls return the first result). Returns 1 when
+/// every function needed was found, 0 otherwise, with `*error` (if given) pointing at a static
+/// message saying what to install. IMGTOOL_LIBAVFORMAT and IMGTOOL_LIBAVCODEC name other files.
+int imgtool_video_load(const char **error);
+
+/// "libavformat 59.27.100, libavcodec 59.37.100", or NULL when not loaded.
+const char *imgtool_video_versions(void);
+
+typedef struct imgtool_video imgtool_video;
+
+/// What went wrong: a kind and a message (FFmpeg's own last error line after ours, when it gave one).
+typedef enum {
+    imgtool_video_unsupported = 1,
+    imgtool_video_corrupt = 2,
+    imgtool_video_truncated = 3,
+    imgtool_video_too_large = 4,
+} imgtool_video_error_kind;
+
+typedef struct {
+    int kind;
+    char message[320];
+} imgtool_video_error;
+
+/// What the container and the stream header declare, before any frame is converted.
+typedef struct {
+    /// The coded size (before the rotation).
+    int width, height;
+    /// Clockwise quarter turns (0 to 3) that the container's display matrix asks for.
+    int quarter_turns;
+    /// Whether the display matrix mirrors the picture (then left unapplied, quarter_turns 0).
+    int mirrored;
+    /// Whether the stream has alpha that is decoded (VP8/VP9 in WebM, `alpha_mode` 1).
+    int has_alpha;
+    /// Frames listed by the demuxer (packets of the video stream that are shown).
+    int frame_count;
+    /// Whether the demuxer stopped on damage or a cut before the end.
+    int cut_short;
+    /// Names for messages: the container ("mov,mp4,m4a,3gp,3g2,mj2"), the codec ("h264"),
+    /// the colour as declared ("bt709", "tv").
+    char container[48];
+    char codec[24];
+    char matrix[24];
+    char range[8];
+    char transfer[24];
+    char primaries[24];
+} imgtool_video_info;
+
+/// Parses the container in `size` bytes at `data` (not copied: they must outlive the handle) with
+/// libavformat's demuxer named `container` alone ("mov", "matroska"),
+/// finds the best video stream, checks `width * height` against `max_pixels` before any frame is
+/// decoded, lists the shown frames' timestamps (stopping past `max_frames`: frame_count is then
+/// max_frames + 1), then makes the decoder ready. NULL on failure, `error` filled.
+imgtool_video *imgtool_video_open(
+    const uint8_t *data, size_t size, const char *container, int64_t max_pixels, int max_frames, imgtool_video_info *info,
+    imgtool_video_error *error);
+void imgtool_video_close(imgtool_video *video);
+
+/// Frame `index`'s presentation time in seconds (sorted: frames come out of the decoder in this
+/// order), and its duration as the container gives it (0 when it gives none).
+void imgtool_video_frame_time(const imgtool_video *video, int index, double *seconds, double *duration);
+
+/// Decodes the next frame into `rgba` (`width * height` pixels, the coded size, straight alpha,
+/// 255 without alpha). Returns 1 for a frame, 0 at the end, -1 on an error (`error` filled).
+int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int height, imgtool_video_error *error);
+
+/// The YUV to RGB step on its own (tests): one 8-bit sample triple to RGB with `bt709` (else
+/// BT.601) coefficients and `full_range` (else limited) levels.
+void imgtool_video_yuv_to_rgb(int y, int cb, int cr, int bt709, int full_range, uint8_t rgb[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
