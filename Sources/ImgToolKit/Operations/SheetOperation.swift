@@ -63,27 +63,9 @@ public struct SpriteSheetLayout: Sendable, Hashable {
                 + "\"sourceSize\":{\"w\":\(cell.width),\"h\":\(cell.height)},\"duration\":\(duration)}"
         }
         return "{\"frames\":[\n" + frames.joined(separator: ",\n") + "\n],\n\"meta\":{\"app\":\"imgtool\",\"image\":"
-            + Self.quoted(imageName) + ",\"format\":\"RGBA8888\",\"size\":{\"w\":\(size.width),\"h\":\(size.height)},"
+            + JSONText.quoted(imageName)
+            + ",\"format\":\"RGBA8888\",\"size\":{\"w\":\(size.width),\"h\":\(size.height)},"
             + "\"scale\":\"1\",\"columns\":\(columns),\"rows\":\(rows)}}\n"
-    }
-
-    /// `text` as a JSON string.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -1,3 +1,5 @@
+import ImgToolKit
+
 /// A JSON value printed with sorted keys and no whitespace, so output is stable for tests and
 /// tools (`jq`) alike.
 enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
@@ -30,7 +32,7 @@ enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
 
     var serialized: String {
         switch self {
-        case .string(let text): return Self.quote(text)
+        case .string(let text): return JSONText.quoted(text)
         case .int(let value): return String(value)
         case .double(let value): return value.isFinite ? String(value) : "null"
         case .bool(let value): return value ? "true" : "false"
@@ -38,26 +40,8 @@ enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
         case .array(let values): return "[" + values.map(\.serialized).joined(separator: ",") + "]"
         case .object(let members):
             return "{"
-                + members.keys.sorted().map { Self.quote($0) + ":" + (members[$0]?.serialized ?? "null") }
+                + members.keys.sorted().map { JSONText.quoted($0) + ":" + (members[$0]?.serialized ?? "null") }
                 .joined(separator: ",") + "}"
         }
-    }
-
-    private static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
