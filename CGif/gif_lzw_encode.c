@@ -49,10 +49,31 @@ static inline void emit(Writer *w, uint32_t code, int width) {
     }
 }
 
-size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
+// Looks up the code of `prefix` followed by `index`; returns it, or -1 with `*slot` at the
+// empty slot where it would go.
+static inline int32_t find(const uint32_t *slots, uint32_t prefix, uint32_t index, uint32_t *slot) {
+    const uint32_t key = prefix << 8 | index;
+    uint32_t at = ((key * 0x9E3779B1u) >> 19) & (SLOTS - 1);
+    uint32_t entry;
+    while ((entry = slots[at]) != EMPTY) {
+        if (entry >> 12 == key) return (int32_t)(entry & 0xFFF);
+        at = (at + 1) & (SLOTS - 1);
+    }
+    *slot = at;
+    return -1;
+}
+
+// How often, in pixels, a frozen table's recent rate is compared with its generation's.
+enum { CHECK_PIXELS = 1024 };
+
+size_t imgtool_gif_lzw_encode_choosing(
+    const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
+    int transparent_index, int defer_clear, uint8_t *out) {
     uint32_t slots[SLOTS];
     const uint32_t clear = 1u << minimum_code_size;
     const uint32_t end_code = clear + 1;
+    const uint32_t transparent = (uint32_t)transparent_index;
+    const int choosing = may_be_transparent != NULL && transparent_index >= 0;
     int width = minimum_code_size + 1;
     uint32_t next_code = clear + 2;
 
@@ -61,36 +82,66 @@ size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_
     emit(&w, clear, width);
     if (count > 0) {
         memset(slots, 0xFF, sizeof slots);
-        uint32_t prefix = indices[0];
+        // Bits written and pixels coded: since the table was last started (its generation),
+        // and at the last check of a full table.
+        uint64_t bits_written = (uint64_t)width;
+        uint64_t generation_bits = bits_written;
+        size_t generation_start = 0, check_start = 0;
+        uint64_t check_bits = 0;
+        double generation_rate = 0;  // bits per pixel of the generation when its table filled
+        uint32_t prefix = choosing && may_be_transparent[0] ? transparent : indices[0];
+        uint32_t previous = prefix;  // the value the pixel before was coded as
         for (size_t position = 1; position < count; position++) {
             const uint32_t index = indices[position];
-            const uint32_t key = prefix << 8 | index;
-            uint32_t slot = ((key * 0x9E3779B1u) >> 19) & (SLOTS - 1);
-            uint32_t entry;
-            int found = 0;
-            while ((entry = slots[slot]) != EMPTY) {
-                if (entry >> 12 == key) {
-                    found = 1;
-                    break;
-                }
-                slot = (slot + 1) & (SLOTS - 1);
+            const int flexible = choosing && may_be_transparent[position];
+            // A pixel that may be drawn transparent is coded as the pixel before was when it is
+            // one of its two values, else as the transparent index (unchanged pixels drawn
+            // transparent make runs across colours); after a pixel not coded transparent, its
+            // colour continues the string when the table holds that and not the other. A run of
+            // transparent pixels is never broken for a short match in the table: it grows the
+            // strings of transparent runs instead.
+            uint32_t slot = 0, other_slot = 0;
+            const uint32_t first = flexible ? transparent : index;
+            const uint32_t second = first == index ? transparent : index;
+            int32_t code = find(slots, prefix, first, &slot);
+            uint32_t chosen = first;
+            if (code < 0 && flexible && second != first && previous != transparent) {
+                code = find(slots, prefix, second, &other_slot);
+                if (code >= 0) chosen = second;
             }
-            if (found) {
-                prefix = entry & 0xFFF;
+            if (code >= 0) {
+                prefix = (uint32_t)code;
+                previous = chosen;
                 continue;
             }
             emit(&w, prefix, width);
+            bits_written += (uint64_t)width;
             if (next_code < 4096) {
-                slots[slot] = key << 12 | next_code;
+                slots[slot] = (prefix << 8 | first) << 12 | next_code;
                 next_code += 1;
                 if (next_code > (1u << width) && width < 12) width += 1;
-            } else {
+                if (next_code == 4096 && defer_clear) {
+                    generation_rate = (double)(bits_written - generation_bits) / (double)(position - generation_start);
+                    check_start = position;
+                    check_bits = bits_written;
+                }
+            } else if (!defer_clear ||
+                       (position - check_start >= CHECK_PIXELS &&
+                        (double)(bits_written - check_bits) > generation_rate * (double)(position - check_start))) {
+                // The table is full and (deferring) codes it no longer compresses well: a new one.
                 emit(&w, clear, width);
+                bits_written += (uint64_t)width;
                 memset(slots, 0xFF, sizeof slots);
                 width = minimum_code_size + 1;
                 next_code = clear + 2;
+                generation_bits = bits_written;
+                generation_start = position;
+            } else if (position - check_start >= CHECK_PIXELS) {
+                check_start = position;
+                check_bits = bits_written;
             }
-            prefix = index;
+            prefix = first;
+            previous = first;
         }
         emit(&w, prefix, width);
         // The decoder adds one more entry after reading the last code; the end code is read at
@@ -104,4 +155,8 @@ size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_
     size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
     out[end] = 0;
     return end + 1;
+}
+
+size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
+    return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out);
 }

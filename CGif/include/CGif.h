@@ -35,6 +35,18 @@ size_t imgtool_gif_lzw_encoded_capacity(size_t count);
 /// least `imgtool_gif_lzw_encoded_capacity(count)` bytes. Returns the bytes written.
 size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out);
 
+/// `imgtool_gif_lzw_encode` with two choices the plain encoder does not make:
+/// - where `may_be_transparent[i]` is non-zero (`may_be_transparent` may be NULL), pixel `i` may
+///   be coded as `indices[i]` or as `transparent_index` (a pixel the canvas already shows: either
+///   value displays it), whichever continues the string the table already holds;
+/// - with `defer_clear`, a full table is kept, not cleared, while it codes the recent pixels in
+///   fewer bits than its generation did while it filled (checked every 1024 pixels): a clear
+///   code comes only when the content has moved on. Decoders follow a full table as giflib does.
+/// The output is a valid image data block either way; `indices[i]` below `1 << minimum_code_size`.
+size_t imgtool_gif_lzw_encode_choosing(
+    const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
+    int transparent_index, int defer_clear, uint8_t *out);
+
 /// The index of the colour nearest to the OkLab point (`pl`, `pa`, `pb`) among `padded` colours
 /// given as three arrays of coordinates (`padded` a multiple of 8; colours past the real ones
 /// are placed far away, 1e18, so they are never chosen): the smallest squared distance,

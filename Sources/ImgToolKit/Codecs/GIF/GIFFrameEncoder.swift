@@ -11,10 +11,13 @@
 /// background colour.
 ///
 /// Inside the rectangle, pixels that stay the same may be drawn with their colour or with the
-/// transparent index (which leaves the canvas alone); the way whose colour changes less often
-/// from pixel to pixel is compressed. It is written with the global colour table when it holds
-/// every colour needed (and a free entry for transparency), otherwise with a local table of
-/// just the colours drawn.
+/// transparent index (which leaves the canvas alone): the LZW encoder picks, pixel by pixel,
+/// whichever continues the string it is matching, and the rectangle is also compressed with
+/// every pixel drawn in its colour (no transparent entry needed); the smaller is kept. It is
+/// written with the global colour table when it holds every colour needed (and a free entry for
+/// transparency), otherwise with a local table of just the colours drawn. A Graphic Control
+/// Extension is written only when it says something: a delay, a transparent index or a disposal
+/// that clears.
 struct GIFFrameEncoder {
     /// Canvas width in pixels.
     let width: Int
@@ -76,6 +79,8 @@ struct GIFFrameEncoder {
         case transparentUnchanged
         /// Their own colour.
         case opaqueUnchanged
+        /// Either, pixel by pixel, as the LZW encoder finds shorter.
+        case either
     }
 
     /// One encoded image: its colour table choice and compressed data.
@@ -83,6 +88,9 @@ struct GIFFrameEncoder {
         var localTable: [UInt32]?
         var transparentIndex: UInt8?
         var data: [UInt8]
+
+        /// The bytes it takes in the file, its local table included.
+        var size: Int { data.count + (localTable.map { 3 << GIFPixel.tableBits(forEntries: $0.count) } ?? 0) }
     }
 
     /// Encodes `target`, shown for `delayCentiseconds`, and appends its records (Graphic
@@ -116,7 +124,9 @@ struct GIFFrameEncoder {
                 target, in: rect,
                 transparentIndex: disposal == 2 || (before.framesEncoded == 0 && before.hasTransparency))
             var output: [UInt8] = []
-            if before.isAnimated || best.transparentIndex != nil || disposal == 2 || delayCentiseconds != 0 {
+            // An extension with no delay, no transparent index and no clearing says what a decoder
+            // assumes without one.
+            if best.transparentIndex != nil || disposal == 2 || delayCentiseconds != 0 {
                 output +=
                     GIFGraphicControl(
                         delayCentiseconds: min(max(delayCentiseconds, 0), 0xFFFF), disposalMethod: disposal,
@@ -210,50 +220,30 @@ struct GIFFrameEncoder {
         return rect
     }
 
-    /// The rectangle drawn the way that compresses better, judged before compressing: the way
-    /// in which the colour changes less often from one pixel to the next (LZW data grows with
-    /// those changes). On the clip of `scripts/bench pipeline` (200 frames, each with its own
-    /// palette), this choice made the file 0.2% larger than compressing both ways and keeping the
-    /// smaller, and saved one compression per frame. The other way is taken when the chosen one's
-    /// colours fit no table.
+    /// The rectangle drawn the way that compresses smaller, of three: its unchanged pixels drawn
+    /// in their colour or transparent as the LZW encoder finds shorter (``Variant/either``), all
+    /// transparent, or all in their colour (no transparent entry, which may save a bit per code
+    /// or a local table's entry). Ways whose colours fit no table are left out.
     private func encodeBetterWay(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
         let displayed = displayed
-        let (opaqueRuns, transparentRuns, unchanged) = target.withUnsafeBufferPointer { new in
+        let unchanged = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in
-                var opaqueRuns = 0
-                var transparentRuns = 0
                 var unchanged = 0
-                var lastOpaque = new[rect.minY * width + rect.minX]
-                var lastTransparent = lastOpaque
                 for y in rect.minY...rect.maxY {
                     let row = y * width
                     for x in rect.minX...rect.maxX {
                         let pixel = new[row + x]
-                        let same = pixel != 0 && pixel == old[row + x]
-                        let drawn = same ? 0 : pixel
-                        unchanged &+= same ? 1 : 0
-                        opaqueRuns &+= pixel != lastOpaque ? 1 : 0
-                        transparentRuns &+= drawn != lastTransparent ? 1 : 0
-                        lastOpaque = pixel
-                        lastTransparent = drawn
+                        unchanged &+= pixel != 0 && pixel == old[row + x] ? 1 : 0
                     }
                 }
-                return (opaqueRuns, transparentRuns, unchanged)
+                return unchanged
             }
         }
-        // Opaque only when it is clearly better: on the clip, ties went the transparent way more
-        // often than not.
         let variants: [Variant] =
-            unchanged == 0
-            ? [.opaqueUnchanged]  // both ways draw the same pixels
-            : opaqueRuns * 50 < transparentRuns * 49
-                ? [.opaqueUnchanged, .transparentUnchanged] : [.transparentUnchanged, .opaqueUnchanged]
+            unchanged == 0 ? [.opaqueUnchanged] : [.either, .transparentUnchanged, .opaqueUnchanged]
         for force in transparentIndex ? [true, false] : [false] {
-            for variant in variants {
-                if let drawn = indexed(target, displayed: displayed, in: rect, variant: variant, force) {
-                    return drawn.compressed()
-                }
-            }
+            let candidates = variants.compactMap { indexed(target, displayed: displayed, in: rect, variant: $0, force) }
+            if let best = candidates.map({ $0.compressed() }).min(by: { $0.size < $1.size }) { return best }
         }
         preconditionFailure("a frame with more colours than a GIF palette holds reached the encoder")
     }
@@ -264,10 +254,22 @@ struct GIFFrameEncoder {
         var transparentIndex: UInt8?
         var codeSize: Int
         var indices: [UInt8]
+        /// For ``Variant/either``: 1 where the pixel may be coded as the transparent index.
+        var mayBeTransparent: [UInt8]?
 
         func compressed() -> Encoded {
             var data: [UInt8] = []
-            indices.withUnsafeBufferPointer { GIFLZWEncoder.encode($0, minimumCodeSize: codeSize, into: &data) }
+            indices.withUnsafeBufferPointer { indices in
+                if let mayBeTransparent {
+                    mayBeTransparent.withUnsafeBufferPointer { flags in
+                        GIFLZWEncoder.encode(
+                            indices, mayBeTransparent: flags, transparentIndex: transparentIndex,
+                            minimumCodeSize: codeSize, into: &data)
+                    }
+                } else {
+                    GIFLZWEncoder.encode(indices, minimumCodeSize: codeSize, into: &data)
+                }
+            }
             return Encoded(localTable: localTable, transparentIndex: transparentIndex, data: data)
         }
     }
@@ -314,7 +316,7 @@ struct GIFFrameEncoder {
             }
         }
         guard fits else { return nil }
-        let needsTransparent = forceTransparent || transparentPositions > 0
+        let needsTransparent = forceTransparent || transparentPositions > 0 || variant == .either
 
         // The global table, when it holds every colour and, if needed, a free entry; else a
         // local table of the colours drawn, the transparent entry last.
@@ -368,6 +370,28 @@ struct GIFFrameEncoder {
                 }
             }
         }
-        return Indexed(localTable: localTable, transparentIndex: transparentIndex, codeSize: codeSize, indices: indices)
+        var mayBeTransparent: [UInt8]?
+        if variant == .either {
+            var flags = [UInt8](repeating: 0, count: indices.count)
+            target.withUnsafeBufferPointer { new in
+                displayed.withUnsafeBufferPointer { old in
+                    flags.withUnsafeMutableBufferPointer { out in
+                        var position = 0
+                        for y in rect.minY...rect.maxY {
+                            let row = y * width
+                            for x in rect.minX...rect.maxX {
+                                let pixel = new[row + x]
+                                out[position] = pixel != 0 && pixel == old[row + x] ? 1 : 0
+                                position += 1
+                            }
+                        }
+                    }
+                }
+            }
+            mayBeTransparent = flags
+        }
+        return Indexed(
+            localTable: localTable, transparentIndex: transparentIndex, codeSize: codeSize, indices: indices,
+            mayBeTransparent: mayBeTransparent)
     }
 }

@@ -10,8 +10,9 @@ internal import CGif
 /// one probe per pixel. The output is the image data block as stored: the minimum code size
 /// byte, the data in sub-blocks of at most 255 bytes, and the block terminator.
 ///
-/// Like giflib's `EGifPutLine` it clears only when the table is full; unlike it, it needs no
-/// giflib state or error path and writes straight into the writer's buffer.
+/// Like giflib's `EGifPutLine` it clears a full table at once, or, when that is shorter, keeps
+/// it while it still compresses; unlike giflib it needs no state or error path and writes
+/// straight into the writer's buffer.
 enum GIFLZWEncoder {
     /// Appends the compressed image data of `indices` (every value below `1 << minimumCodeSize`)
     /// to `output`.
@@ -20,15 +21,41 @@ enum GIFLZWEncoder {
     ///   - minimumCodeSize: 2 ... 8, the LZW minimum code size (the palette's bits, at least 2).
     ///   - output: where the bytes go.
     static func encode(_ indices: UnsafeBufferPointer<UInt8>, minimumCodeSize: Int, into output: inout [UInt8]) {
+        encode(indices, mayBeTransparent: nil, transparentIndex: nil, minimumCodeSize: minimumCodeSize, into: &output)
+    }
+
+    /// Appends the smallest image data this encoder makes of `indices`: where `mayBeTransparent`
+    /// is non-zero, a pixel may be coded as its index or as `transparentIndex`, whichever
+    /// continues the string the table holds (a pixel the canvas already shows either way); and
+    /// an image large enough to fill the table is compressed twice, clearing a full table at
+    /// once and keeping it while it still pays (`imgtool_gif_lzw_encode_choosing`), and the
+    /// shorter kept. `keepingFullTable` `true` or `false` asks for one of the two ways.
+    static func encode(
+        _ indices: UnsafeBufferPointer<UInt8>, mayBeTransparent: UnsafeBufferPointer<UInt8>?, transparentIndex: UInt8?,
+        minimumCodeSize: Int, keepingFullTable: Bool? = nil, into output: inout [UInt8]
+    ) {
         precondition((2...8).contains(minimumCodeSize), "minimum code size out of range")
         assert(indices.allSatisfy { Int($0) < 1 << minimumCodeSize }, "an index does not fit the minimum code size")
+        assert(mayBeTransparent.map { $0.count == indices.count } ?? true, "one flag per index")
         let capacity = imgtool_gif_lzw_encoded_capacity(indices.count)
         let start = output.count
-        output.append(contentsOf: repeatElement(0, count: capacity))
-        let written = output.withUnsafeMutableBufferPointer { bytes in
-            imgtool_gif_lzw_encode(
-                indices.baseAddress, indices.count, Int32(minimumCodeSize), bytes.baseAddress.unsafelyUnwrapped + start)
+        // Fewer pixels than codes in a table cannot fill it: one way is enough.
+        let ways = keepingFullTable == nil && indices.count >= 4096 - (1 << minimumCodeSize) ? 2 : 1
+        output.append(contentsOf: repeatElement(0, count: capacity * ways))
+        let transparent = Int32(transparentIndex.map(Int.init) ?? -1)
+        let kept = output.withUnsafeMutableBufferPointer { bytes in
+            let base = bytes.baseAddress.unsafelyUnwrapped + start
+            let clearing = imgtool_gif_lzw_encode_choosing(
+                indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, Int32(minimumCodeSize), transparent,
+                keepingFullTable == true ? 1 : 0, base)
+            guard ways == 2 else { return clearing }
+            let keeping = imgtool_gif_lzw_encode_choosing(
+                indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, Int32(minimumCodeSize), transparent,
+                1, base + capacity)
+            guard keeping < clearing else { return clearing }
+            (base).update(from: base + capacity, count: keeping)
+            return keeping
         }
-        output.removeLast(capacity - written)
+        output.removeLast(capacity * ways - kept)
     }
 }
