@@ -1,10 +1,13 @@
 /// libavformat and libavcodec in a child process (``DecoderIsolation``): what the parent asks and
-/// what the child answers. `describe` sends back a ``VideoDescription``, then waits for one more
-/// byte from the parent: a depth (8 or 16) to decode at, or the end of the connection; then it
-/// streams the frames, turned and converted, one `F` record each, and the `Z` record. The socket
+/// what the child answers. `describe` sends back a ``VideoDescription``, then waits for five more
+/// bytes from the parent: a depth (8 or 16) to decode at and the frame to start from (32 bits,
+/// found through the container's index, ``VideoFile/seek(to:name:)``), or the end of the
+/// connection; then it streams the frames from there, turned and converted, one `F` record
+/// each, and the `Z` record. The socket
 /// holds a frame or two, so the child decodes only as far ahead as the parent reads, and memory
-/// stays at a frame or two on each side. A later reader starts a child of its own with `decode`.
-/// The operation names the container after a space (`describe MP4`), for the child's messages.
+/// stays at a frame or two on each side. A later reader starts a child of its own with `decode`,
+/// its start frame after the container's name (`decode MP4 120`). The operation names the
+/// container after a space (`describe MP4`), for the child's messages.
 enum VideoIsolation {
     /// The kind a child serves (``IsolatedRequest/kind``).
     static let kind = "video"
@@ -30,40 +33,52 @@ enum VideoIsolation {
     }
 
     /// The parent's side of `decode`: the child that described the file when it is still
-    /// `waiting`, asked to decode at `depth`, else a new one.
+    /// `waiting`, asked to decode at `depth` from frame `start`, else a new one.
     static func decode(
-        _ data: [UInt8], limits: DecodingLimits, name: String, depth: SampleDepth, isolation: DecoderIsolation,
-        waiting: Locked<IsolatedDecode?>
+        _ data: [UInt8], limits: DecodingLimits, name: String, depth: SampleDepth, from start: Int = 0,
+        isolation: DecoderIsolation, waiting: Locked<IsolatedDecode?>
     ) throws(ImgToolError) -> IsolatedDecode {
         if let described = waiting.withLock({ (session: inout IsolatedDecode?) in
             defer { session = nil }
             return session
         }) {
-            try described.ask([depth == .sixteen ? 16 : 8])
+            var question = WireWriter()
+            question.byte(depth == .sixteen ? 16 : 8)
+            question.u32(UInt32(clamping: start))
+            try described.ask(question.bytes)
             return described
         }
         return try IsolatedDecode(
             isolation, library: "libavcodec",
-            request: IsolatedRequest(kind: kind, operation: "decode \(name)", depth: depth, limits: limits, data: data))
+            request: IsolatedRequest(
+                kind: kind, operation: "decode \(name) \(start)", depth: depth, limits: limits, data: data))
     }
 
     /// The child's side of both.
     static func serve(_ request: IsolatedRequest, _ output: IsolatedOutput) throws(ImgToolError) {
-        let words = request.operation.split(separator: " ", maxSplits: 1).map(String.init)
-        let name = words.count == 2 ? words[1] : "video"
+        let words = request.operation.split(separator: " ").map(String.init)
+        let name = words.count >= 2 ? words[1] : "video"
         let file = try VideoFile(data: request.data, limits: request.limits, name: name)
         let depth: SampleDepth
+        let start: Int
         switch words.first {
         case "describe":
             output.payload(file.description.encoded)
-            guard let asked = IsolatedDecoderService.question(), asked == 8 || asked == 16 else { return }
+            guard let asked = IsolatedDecoderService.question(), asked == 8 || asked == 16,
+                let frame = IsolatedDecoderService.question(count: 4)
+            else { return }
             depth = asked == 16 ? .sixteen : .eight
+            var wire = WireReader(frame)
+            start = Int(wire.u32() ?? 0)
         case "decode":
             depth = request.depth ?? .eight
+            start = words.count >= 3 ? Int(words[2]) ?? 0 : 0
         default:
             throw ImgToolError(.unsupportedFormat, "the video decoder process cannot \(request.operation)")
         }
-        for _ in file.description.times.indices {
+        let count = file.description.times.count
+        if start > 0 && start < count { try file.seek(to: start, name: name) }
+        for _ in min(start, count)..<count {
             guard let image = try file.nextFrame(name: name) else { return }
             output.frame(VideoFrameReader.displayed(image, turns: file.description.quarterTurns, depth: depth))
         }

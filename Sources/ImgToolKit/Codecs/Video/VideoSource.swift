@@ -8,10 +8,14 @@
 /// is decoded; readers decode one frame at a time. The handle (or child process) that described
 /// the file goes to the first reader; later readers open the file again.
 ///
+/// A reader can start at a later frame (``FrameSkippingSource``, for `--time`): the demuxer seeks
+/// through the container's index to the key frame before it, and only the frames from there are
+/// decoded (those before the start are not converted).
+///
 /// With a ``DecoderIsolation`` installed, FFmpeg runs in child processes (``VideoIsolation``),
 /// which stream the frames: a crash inside libavcodec fails that input with `corrupt` and a message
 /// naming the signal, and the program goes on.
-struct VideoSource: FrameSource {
+struct VideoSource: FrameSource, FrameSkippingSource {
     let info: ImageInfo
     let description: VideoDescription
     /// The container's name for messages ("MP4", "WebM").
@@ -89,7 +93,13 @@ struct VideoSource: FrameSource {
     var isOpaque: Bool { !description.hasAlpha }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        try makeFrameReader(startingAt: 0, depth: depth)
+    }
+
+    /// A reader whose first frame is frame `start`, found through the container's index.
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         let depth = depth ?? .eight
+        let start = max(0, min(start, info.frameCount))
         switch decoding {
         case .inProcess(let waiting):
             let handed = waiting.withLock { (file: inout VideoFile?) in
@@ -98,11 +108,12 @@ struct VideoSource: FrameSource {
             }
             let file: VideoFile
             if let handed { file = handed } else { file = try VideoFile(data: data, limits: limits, name: name) }
-            return VideoFrameReader(source: self, decoder: .inProcess(file), depth: depth)
+            if start > 0 { try file.seek(to: start, name: name) }
+            return VideoFrameReader(source: self, decoder: .inProcess(file), depth: depth, start: start)
         case .isolated(let isolation, let waiting):
             let session = try VideoIsolation.decode(
-                data, limits: limits, name: name, depth: depth, isolation: isolation, waiting: waiting)
-            return VideoFrameReader(source: self, decoder: .isolated(session), depth: depth)
+                data, limits: limits, name: name, depth: depth, from: start, isolation: isolation, waiting: waiting)
+            return VideoFrameReader(source: self, decoder: .isolated(session), depth: depth, start: start)
         }
     }
 }
@@ -120,10 +131,11 @@ final class VideoFrameReader: FrameReader {
     private let depth: SampleDepth
     private var index = 0
 
-    init(source: VideoSource, decoder: Decoder, depth: SampleDepth) {
+    init(source: VideoSource, decoder: Decoder, depth: SampleDepth, start: Int = 0) {
         self.source = source
         self.decoder = decoder
         self.depth = depth
+        index = start
     }
 
     /// A decoded frame as shown: turned clockwise by `turns` quarter turns, at `depth`.
