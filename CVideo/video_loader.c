@@ -672,7 +672,7 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
                          video->frame->width, video->frame->height, width, height);
                 fail(error, imgtool_video_unsupported, what, 0);
             } else {
-                done = convert_frame(video->frame, rgba, error);
+                done = rgba ? convert_frame(video->frame, rgba, error) : 1;
             }
             p_av_frame_unref(video->frame);
             return done ? 1 : -1;

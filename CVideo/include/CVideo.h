@@ -79,7 +79,8 @@ void imgtool_video_close(imgtool_video *video);
 void imgtool_video_frame_time(const imgtool_video *video, int index, double *seconds, double *duration);
 
 /// Decodes the next frame into `rgba` (`width * height` pixels, the coded size, straight alpha,
-/// 255 without alpha). Returns 1 for a frame, 0 at the end, -1 on an error (`error` filled).
+/// 255 without alpha), or passes over it unconverted when `rgba` is NULL. Returns 1 for a frame,
+/// 0 at the end, -1 on an error (`error` filled).
 int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int height, imgtool_video_error *error);
 
 /// Makes the next imgtool_video_next_frame return frame `index` (of the listed frames, in

@@ -152,24 +152,34 @@ struct TimelineOperationTests {
         #expect(try InputArrangement.extract(from: ["--fps=25", "--flip"]).rest == ["--flip"])
     }
 
-    /// A list source that can start at a later frame, and says where it was asked to.
-    struct SkippingSource: FrameSkippingSource {
+    /// A list source that can start at a later frame or give some frames only (as a video can),
+    /// and says what it was asked: "from 2", "frames 0 1 3".
+    struct SkippingSource: FrameSkippingSource, FrameSelectingSource {
         let list: ListSource
-        let starts = Locked<[Int]>([])
+        let asked = Locked<[String]>([])
         var info: ImageInfo { list.info }
 
         func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-            try makeFrameReader(startingAt: 0, depth: depth)
+            reader(Array(list.images.indices))
         }
 
         func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-            starts.withLock { $0.append(start) }
-            var next = start
+            asked.withLock { $0.append("from \(start)") }
+            return reader(Array(start..<list.images.count))
+        }
+
+        func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+            asked.withLock { $0.append("frames " + frames.map(String.init).joined(separator: " ")) }
+            return reader(frames)
+        }
+
+        func reader(_ indices: [Int]) -> any FrameReader {
+            var next = 0
             let (images, frames) = (list.images, list.info.frames)
             return OperationsTests.OneByOne {
-                guard next < images.count else { return nil }
+                guard next < indices.count else { return nil }
                 defer { next += 1 }
-                return Frame(info: frames[next], image: images[next])
+                return Frame(info: frames[indices[next]], image: images[indices[next]])
             }
         }
     }
@@ -186,7 +196,16 @@ struct TimelineOperationTests {
         #expect(cut.info.frames.map(\.delay) == Self.milliseconds([100, 100]))
         let frames = try OperationsTests.frames(cut)
         #expect(frames.count == 2)
-        #expect(source.starts.withLock { $0 } == [2])
+        // --fps asks the steps before it for the frames it shows, down to the source.
+        #expect(source.asked.withLock { $0 } == ["frames 2 3"])
+        // --time alone starts the source at its first frame.
+        let range = try await source.applying([.timing(try TimingOperation.time(parsing: "0.35s.."))])
+        #expect(try OperationsTests.frames(range).count == 3)
+        #expect(source.asked.withLock { $0 } == ["frames 2 3", "from 2"])
+        // At 5 fps frame 2 is shown at no tick: the source is never asked for it, and nothing maps it.
+        let five = try await source.applying([.mirror(MirrorOperation(.flop)), .timing(.fps(5))])
+        #expect(try OperationsTests.frames(five).count == 3)
+        #expect(source.asked.withLock { $0.last } == "frames 0 1 3")
         // The frames are the ones a reader from the first frame gives.
         let plain = try await list.applying([
             .mirror(MirrorOperation(.flop)), .timing(try TimingOperation.time(parsing: "0.35s..0.5s")),

@@ -326,6 +326,14 @@ struct VideoCodecTests {
             while let image = try file.nextFrame(name: container) { decoded.append(image.rgba8) }
             #expect(decoded == frames[start...].map(\.image.rgba8), "\(name) from \(start)")
         }
+        // Some frames only: the others are decoded but not converted.
+        let picked = try ImageSource(contentsOf: clip).frameReader(selecting: [3, 7, 8, 16], depth: .eight)
+        var pickedImages: [[UInt8]?] = []
+        while let frame = try picked.nextFrame() {
+            pickedImages.append(frame.image.rgba8)
+            #expect(frame.index == [3, 7, 8, 16][pickedImages.count - 1])
+        }
+        #expect(pickedImages == [3, 7, 8, 16].map { frames[$0].image.rgba8 })
         // --time through the source: 1.3 s (frame 13) to the end.
         let source = try ImageSource(contentsOf: clip)
         let cut = try await source.applying([.timing(try TimingOperation.time(parsing: "1.3s.."))])

@@ -165,11 +165,13 @@ struct FoldedFrameSource: FrameSource, FrameSkippingSource {
         try makeFrameReader(startingAt: 0, depth: depth)
     }
 
-    /// Starts at the base's frame shown first (a video seeks to it).
+    /// Asks the base for the frames shown from written frame `start` on (a video seeks to the
+    /// first and converts only those).
     func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        let first = start < shown.count ? shown[start] : (shown.last ?? 0)
+        let start = min(start, shown.count)
         return FoldedFrameReader(
-            base: try base.frameReader(from: first, depth: depth), shown: shown, frames: info.frames, next: start)
+            base: try base.frameReader(selecting: Array(shown[start...]), depth: depth), shown: shown,
+            frames: info.frames, next: start)
     }
 }
 

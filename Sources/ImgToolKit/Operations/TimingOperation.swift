@@ -154,7 +154,7 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
 }
 
 /// A source whose frames are the base's composited frames, retimed, selected or in reverse.
-struct RetimedFrameSource: FrameSource, FrameSkippingSource {
+struct RetimedFrameSource: FrameSource, FrameSkippingSource, FrameSelectingSource {
     enum Order: Sendable {
         case same
         case range(ClosedRange<Int>)
@@ -213,6 +213,20 @@ extension RetimedFrameSource {
         }
         return SelectingFrameReader(
             base: try base.frameReader(from: start + offset, depth: depth), order: order, frames: info.frames)
+    }
+
+    /// Frames in the base's order are asked of the base; others are read and dropped.
+    func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let offset: Int
+        switch order {
+        case .same: offset = 0
+        case .range(let range): offset = range.lowerBound
+        case .reversed, .boomerang:
+            return SelectedFrameReader(base: try makeFrameReader(depth: depth), frames: frames)
+        }
+        return SelectingFrameReader(
+            base: try base.frameReader(selecting: frames.map { $0 + offset }, depth: depth), order: order,
+            frames: info.frames)
     }
 }
 

@@ -103,6 +103,35 @@ final class VideoFile: @unchecked Sendable {
         return status == 1
     }
 
+    /// Decodes the next frame and passes over it, unconverted; `false` at the end of the stream.
+    func skipFrame(name: String) throws(ImgToolError) -> Bool {
+        var error = imgtool_video_error()
+        let status = imgtool_video_next_frame(
+            video, nil, Int32(description.width), Int32(description.height), &error)
+        if status < 0 { throw Self.error(error, name: name) }
+        return status == 1
+    }
+
+    /// Decodes the frames `frames` (ascending) in order, passing over the others unconverted
+    /// (after a seek to the first, ``seek(to:name:)``), and hands each to `body` as decoded.
+    /// Stops where the stream ends.
+    func decode(
+        _ frames: [Int], name: String, _ body: (Int, PixelBuffer) throws(ImgToolError) -> Void
+    ) throws(ImgToolError) {
+        guard let first = frames.first else { return }
+        var position = first
+        if first > 0 { try seek(to: first, name: name) }
+        for wanted in frames {
+            while position < wanted {
+                guard try skipFrame(name: name) else { return }
+                position += 1
+            }
+            guard let image = try nextFrame(name: name) else { return }
+            try body(wanted, image)
+            position += 1
+        }
+    }
+
     static func text<T>(_ field: T) -> String {
         withUnsafeBytes(of: field) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
