@@ -27,6 +27,7 @@
     X(av_find_best_stream)      \
     X(av_find_input_format)     \
     X(av_read_frame)            \
+    X(av_seek_frame)            \
     X(av_stream_get_side_data)  \
     X(avio_alloc_context)       \
     X(avio_context_free)
@@ -41,6 +42,7 @@
     X(avcodec_open2)                \
     X(avcodec_send_packet)          \
     X(avcodec_receive_frame)        \
+    X(avcodec_flush_buffers)        \
     X(avcodec_get_name)             \
     X(av_packet_alloc)              \
     X(av_packet_free)               \
@@ -217,18 +219,36 @@ static int open_demuxer(demuxer *d, const uint8_t *data, size_t size, const char
 typedef struct {
     double seconds;
     double duration;
+    int64_t pts;  // in the stream's time base
 } frame_time;
+
+// A listed packet, in decode order: where it is and when, for seeking.
+typedef struct {
+    int64_t position;
+    int64_t pts;
+    int64_t dts;
+    int key;
+} packet_entry;
 
 struct imgtool_video {
     demuxer demuxer;
+    char container[16];
     int stream;
     AVCodecContext *decoder;
     AVPacket *packet;
     AVFrame *frame;
     frame_time *times;
+    packet_entry *packets;
     int count;
     int sent;
     int sent_end;
+    // After a seek: frames before `skip_before` (the target's timestamp) are dropped, and the
+    // first packet read tells how many listed packets come before it (`find_sent`).
+    int64_t skip_before;
+    int seek_index;
+    int find_sent;
+    // Frames the decoder gives that are dropped, when decoding starts from the first frame.
+    int drop;
 };
 
 void imgtool_video_close(imgtool_video *video) {
@@ -238,6 +258,7 @@ void imgtool_video_close(imgtool_video *video) {
     if (video->frame) p_av_frame_free(&video->frame);
     close_demuxer(&video->demuxer);
     free(video->times);
+    free(video->packets);
     free(video);
 }
 
@@ -272,6 +293,7 @@ static int list_times(imgtool_video *video, int max_frames, imgtool_video_info *
         int wanted = video->packet->stream_index == video->stream && !(video->packet->flags & AV_PKT_FLAG_DISCARD);
         int64_t time = video->packet->pts != AV_NOPTS_VALUE ? video->packet->pts : video->packet->dts;
         double duration = (double)video->packet->duration * base;
+        packet_entry entry = {video->packet->pos, 0, video->packet->dts, (video->packet->flags & AV_PKT_FLAG_KEY) != 0};
         p_av_packet_unref(video->packet);
         if (!wanted) continue;
         if (time == AV_NOPTS_VALUE) time = previous == AV_NOPTS_VALUE ? 0 : previous + 1;
@@ -284,9 +306,17 @@ static int list_times(imgtool_video *video, int max_frames, imgtool_video_info *
                 return 0;
             }
             video->times = times;
+            packet_entry *packets = realloc(video->packets, (size_t)grown * sizeof *packets);
+            if (!packets) {
+                fail(error, imgtool_video_too_large, "out of memory listing the frames", 0);
+                return 0;
+            }
+            video->packets = packets;
             capacity = grown;
         }
-        video->times[video->count++] = (frame_time){(double)time * base, duration};
+        entry.pts = time;
+        video->packets[video->count] = entry;
+        video->times[video->count++] = (frame_time){(double)time * base, duration, time};
         if (video->count > max_frames) break;
     }
     // The demuxer reads on past a cut as if the file ended there, but says so (matroska: "File
@@ -332,6 +362,8 @@ imgtool_video *imgtool_video_open(
         goto failed;
     }
     if (!open_demuxer(&video->demuxer, data, size, container, error)) goto failed;
+    snprintf(video->container, sizeof video->container, "%s", container);
+    video->skip_before = AV_NOPTS_VALUE;
     AVFormatContext *format = video->demuxer.format;
     name(info->container, sizeof info->container, format->iformat ? format->iformat->name : NULL);
     video->stream = p_av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
@@ -565,10 +597,73 @@ static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_erro
     return 1;
 }
 
+// Decoding starts again from the first frame, the frames before `index` dropped as they come.
+static int start_over(imgtool_video *video, int index, imgtool_video_error *error) {
+    close_demuxer(&video->demuxer);
+    memory_file file = video->demuxer.file;
+    if (!open_demuxer(&video->demuxer, file.data, file.size, video->container, error)) return 0;
+    p_avcodec_flush_buffers(video->decoder);
+    video->sent = 0;
+    video->sent_end = 0;
+    video->skip_before = AV_NOPTS_VALUE;
+    video->find_sent = 0;
+    video->drop = index;
+    return 1;
+}
+
+int imgtool_video_seek(imgtool_video *video, int index, imgtool_video_error *error) {
+    if (index <= 0 || video->count == 0) return 1;
+    if (index >= video->count) index = video->count - 1;
+    int64_t target = video->times[index].pts;
+    // The key frame shown last at or before the target: the frames from it on in decode order
+    // include the target, and none before it is needed (a closed group of pictures; an open
+    // one's leading pictures come out before the target and are dropped).
+    int key = -1;
+    for (int k = 0; k < video->count; k++) {
+        const packet_entry *entry = &video->packets[k];
+        if (entry->key && entry->pts <= target && (key < 0 || entry->pts >= video->packets[key].pts)) key = k;
+    }
+    if (key > 0) {
+        // Through the container's index: MP4's sample table holds decode times, Matroska's cues
+        // presentation times (the same for a key frame there).
+        const packet_entry *entry = &video->packets[key];
+        int64_t time = entry->dts != AV_NOPTS_VALUE ? entry->dts : entry->pts;
+        if (p_av_seek_frame(video->demuxer.format, video->stream, time, AVSEEK_FLAG_BACKWARD) >= 0) {
+            p_avcodec_flush_buffers(video->decoder);
+            video->skip_before = target;
+            video->seek_index = index;
+            video->find_sent = 1;
+            return 1;
+        }
+    }
+    last_log[0] = 0;
+    return start_over(video, index, error) ? 0 : -1;
+}
+
 int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int height, imgtool_video_error *error) {
     last_log[0] = 0;
     for (;;) {
         int status = p_avcodec_receive_frame(video->decoder, video->frame);
+        if (status == 0 && video->drop > 0) {
+            video->drop--;
+            p_av_frame_unref(video->frame);
+            continue;
+        }
+        if (status == 0 && video->skip_before != AV_NOPTS_VALUE) {
+            int64_t time = video->frame->pts != AV_NOPTS_VALUE ? video->frame->pts : video->frame->best_effort_timestamp;
+            if (time != AV_NOPTS_VALUE && time < video->skip_before) {
+                p_av_frame_unref(video->frame);
+                continue;
+            }
+            // Past the target without meeting it (or no time to tell): the seek cannot be trusted,
+            // so decoding starts again from the first frame.
+            if (time != video->skip_before) {
+                p_av_frame_unref(video->frame);
+                if (!start_over(video, video->seek_index, error)) return -1;
+                continue;
+            }
+            video->skip_before = AV_NOPTS_VALUE;
+        }
         if (status == 0) {
             int done = 0;
             if (video->frame->width != width || video->frame->height != height) {
@@ -577,7 +672,7 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
                          video->frame->width, video->frame->height, width, height);
                 fail(error, imgtool_video_unsupported, what, 0);
             } else {
-                done = convert_frame(video->frame, rgba, error);
+                done = rgba ? convert_frame(video->frame, rgba, error) : 1;
             }
             p_av_frame_unref(video->frame);
             return done ? 1 : -1;
@@ -601,6 +696,20 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
             if (video->packet->stream_index != video->stream) {
                 p_av_packet_unref(video->packet);
                 continue;
+            }
+            if (video->find_sent) {
+                // The first packet after a seek: the listed packets before it are not sent.
+                video->find_sent = 0;
+                int at = -1;
+                for (int k = 0; k < video->count && at < 0; k++) {
+                    if (video->packets[k].position == video->packet->pos && video->packet->pos >= 0) at = k;
+                }
+                if (at < 0) {
+                    p_av_packet_unref(video->packet);
+                    if (!start_over(video, video->seek_index, error)) return -1;
+                    continue;
+                }
+                video->sent = at;
             }
             if (!(video->packet->flags & AV_PKT_FLAG_DISCARD)) video->sent++;
             status = p_avcodec_send_packet(video->decoder, video->packet);

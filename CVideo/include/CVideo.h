@@ -79,8 +79,19 @@ void imgtool_video_close(imgtool_video *video);
 void imgtool_video_frame_time(const imgtool_video *video, int index, double *seconds, double *duration);
 
 /// Decodes the next frame into `rgba` (`width * height` pixels, the coded size, straight alpha,
-/// 255 without alpha). Returns 1 for a frame, 0 at the end, -1 on an error (`error` filled).
+/// 255 without alpha), or passes over it unconverted when `rgba` is NULL. Returns 1 for a frame,
+/// 0 at the end, -1 on an error (`error` filled).
 int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int height, imgtool_video_error *error);
+
+/// Makes the next imgtool_video_next_frame return frame `index` (of the listed frames, in
+/// presentation order), before any frame was decoded. The demuxer seeks through the container's
+/// index (MP4's sample table, WebM's cues) to the key frame shown last at or before the frame,
+/// and the frames decoded before it are dropped without being converted. When that cannot be
+/// trusted (no key frame before it, a seek that fails or lands past the frame, a packet the
+/// listing does not know), decoding starts from the first frame and drops the frames before
+/// `index`. Returns 1 after a seek, 0 when decoding starts from the first frame, -1 on an error
+/// (`error` filled).
+int imgtool_video_seek(imgtool_video *video, int index, imgtool_video_error *error);
 
 /// The YUV to RGB step on its own (tests): one 8-bit sample triple to RGB with `bt709` (else
 /// BT.601) coefficients and `full_range` (else limited) levels.

@@ -305,6 +305,45 @@ struct VideoCodecTests {
         #expect(whole.info.isComplete && whole.info.warnings.isEmpty && whole.info.frameCount == 20)
     }
 
+    @Test(
+        "a reader starting at a later frame seeks through the index to the key frame before it, and gives the frames a reader from the first gives",
+        arguments: [
+            ("keys.mp4", "MP4", ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-g", "5"]),
+            ("keys.webm", "WebM", ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "5"]),
+        ])
+    func seeking(name: String, container: String, encoder: [String]) async throws {
+        let folder = try makeTemporaryFolder("video")
+        // Key frames every 5 frames (x264 with B-frames: decode order is not presentation order).
+        let clip = try VideoClips.make(name, in: folder, encoder: encoder, frames: 20)
+        let (_, frames) = try Self.frames(clip)
+        let data = Array(try Data(contentsOf: URL(fileURLWithPath: clip)))
+        for start in [1, 4, 5, 9, 13, 19] {
+            let file = try VideoFile(data: data, limits: .default, name: container)
+            let usedIndex = try file.seek(to: start, name: container)
+            // Before the second key frame there is nothing to seek to: decoding starts from the first.
+            #expect(usedIndex == (start >= 5), "\(name) from \(start)")
+            var decoded: [[UInt8]?] = []
+            while let image = try file.nextFrame(name: container) { decoded.append(image.rgba8) }
+            #expect(decoded == frames[start...].map(\.image.rgba8), "\(name) from \(start)")
+        }
+        // Some frames only: the others are decoded but not converted.
+        let picked = try ImageSource(contentsOf: clip).frameReader(selecting: [3, 7, 8, 16], depth: .eight)
+        var pickedImages: [[UInt8]?] = []
+        while let frame = try picked.nextFrame() {
+            pickedImages.append(frame.image.rgba8)
+            #expect(frame.index == [3, 7, 8, 16][pickedImages.count - 1])
+        }
+        #expect(pickedImages == [3, 7, 8, 16].map { frames[$0].image.rgba8 })
+        // --time through the source: 1.3 s (frame 13) to the end.
+        let source = try ImageSource(contentsOf: clip)
+        let cut = try await source.applying([.timing(try TimingOperation.time(parsing: "1.3s.."))])
+        let reader = try cut.makeFrameReader(depth: .eight)
+        var images: [[UInt8]?] = []
+        while let frame = try reader.nextFrame() { images.append(frame.image.rgba8) }
+        #expect(images == frames[13...].map(\.image.rgba8))
+        #expect(cut.info.frames.map(\.delay) == Array(repeating: .milliseconds(100), count: 7))
+    }
+
     @Test("sniffing: MP4 and QuickTime brands and atoms, EBML; AVIF and HEIC stay theirs")
     func sniffing() throws {
         func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {

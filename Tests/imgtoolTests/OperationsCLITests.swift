@@ -63,7 +63,8 @@ struct OperationsCLITests {
         "Bad values are usage errors that name the option and value, and nothing is written",
         arguments: [
             ["--crop", "0x0+0+0"], ["--crop", "500x10+0+0"], ["--rotate", "45x"], ["--frames", "9..2"],
-            ["--frames", "0..99"], ["--blur", "-1"], ["--pad", "1,2"], ["--gravity", "north"], ["--bogus"],
+            ["--frames", "0..99"], ["--time", "0.5s..99s"], ["--time", "2s..1s"], ["--time", "1.5"], ["--fps", "0"],
+            ["--blur", "-1"], ["--pad", "1,2"], ["--gravity", "north"], ["--bogus"],
         ])
     func usageErrors(arguments: [String]) throws {
         let folder = try makeTemporaryFolder("ops-cli")

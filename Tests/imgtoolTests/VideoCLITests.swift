@@ -31,6 +31,42 @@ struct VideoCLITests {
         #expect(written.info.frames.allSatisfy { $0.delay == .milliseconds(100) })
     }
 
+    @Test("--time 0.5s..1.5s --fps 10 on a 30 fps clip: 10 frames of 100 ms, source frames 15, 18 ... 42")
+    func timeAndFrameRate() throws {
+        let folder = try makeTemporaryFolder("video-cli")
+        let clip = folder + "/clip30.mp4"
+        // Two seconds at 30 fps, a key frame every 10 frames (the range starts after the second).
+        try VideoClips.run(
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30", "-frames:v", "60", "-g", "10", "-c:v", "libx264",
+                "-preset", "veryfast", "-pix_fmt", "yuv420p", clip,
+            ])
+        let gif = folder + "/out.gif"
+        let convert = try CLIRunner.run(["convert", clip, gif, "--time", "0.5s..1.5s", "--fps", "10"])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        let written = try ImageSource(contentsOf: gif)
+        #expect(written.info.frameCount == 10 && written.info.frames.allSatisfy { $0.delay == .milliseconds(100) })
+        // Losslessly (APNG), the frames are the clip's 15, 18 ... 42 as decoded from its first frame
+        // here (the command's decoder process sought to the key frame at 10).
+        let png = folder + "/out.png"
+        let exact = try CLIRunner.run(["convert", clip, png, "--time", "0.5s..1.5s", "--fps", "10"])
+        #expect(exact.status == 0, "\(exact.stderr)")
+        func images(_ path: String) throws -> [[UInt8]?] {
+            let reader = try ImageSource(contentsOf: path).makeFrameReader(depth: .eight)
+            var images: [[UInt8]?] = []
+            while let frame = try reader.nextFrame() { images.append(frame.image.rgba8) }
+            return images
+        }
+        let all = try images(clip)
+        #expect(try images(png) == stride(from: 15, to: 45, by: 3).map { all[$0] })
+        // A range past the end, or backwards: one line naming the option and the value, exit 64.
+        for range in ["1.5s..3s", "3s..", "1s..0.5s", "1.5x.."] {
+            let bad = try CLIRunner.run(["convert", clip, folder + "/bad.gif", "--time", range])
+            #expect(bad.status == 64 && bad.stderr.contains("--time"), "\(range): \(bad.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/bad.gif"))
+        }
+    }
+
     /// Builds the crashing libavcodec (Tests/Fixtures/crashing-libavcodec) into `folder`.
     static func crashingLibavcodec(in folder: String) throws -> String {
         let library = folder + "/libavcodec-crashing.so"

@@ -136,7 +136,7 @@ extension FrameSource {
 
 /// The frames of a source that ``WrittenTiming`` keeps, each retimed to its slot; the others are
 /// read (a composited frame depends on the ones before it) and passed over.
-struct FoldedFrameSource: FrameSource {
+struct FoldedFrameSource: FrameSource, FrameSkippingSource {
     let base: any FrameSource
     let info: ImageInfo
     /// For each written frame, the index of the source frame it shows.
@@ -145,19 +145,33 @@ struct FoldedFrameSource: FrameSource {
     var isOpaque: Bool { base.isOpaque }
 
     init(base: any FrameSource, slots: [WrittenTiming.Slot]) {
+        self.init(base: base, shown: slots.map(\.frame), delays: slots.map(\.delay))
+    }
+
+    /// The base's frames `shown` (ascending), each for its delay in `delays`.
+    init(base: any FrameSource, shown: [Int], delays: [Duration]) {
         self.base = base
         var info = base.info.withCanvas(PixelSize(width: base.info.width, height: base.info.height))
         let canvas = info.frames.first?.region ?? FrameRegion(x: 0, y: 0, width: info.width, height: info.height)
-        info.frames = slots.enumerated().map { index, slot in
-            FrameInfo(index: index, delay: slot.delay, region: canvas, disposal: .none, blend: .source)
+        info.frames = delays.enumerated().map { index, delay in
+            FrameInfo(index: index, delay: delay, region: canvas, disposal: .none, blend: .source)
         }
         info.delaysArePlayTimes = true
         self.info = info
-        shown = slots.map(\.frame)
+        self.shown = shown
     }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
-        FoldedFrameReader(base: try base.makeFrameReader(depth: depth), shown: shown, frames: info.frames)
+        try makeFrameReader(startingAt: 0, depth: depth)
+    }
+
+    /// Asks the base for the frames shown from written frame `start` on (a video seeks to the
+    /// first and converts only those).
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let start = min(start, shown.count)
+        return FoldedFrameReader(
+            base: try base.frameReader(selecting: Array(shown[start...]), depth: depth), shown: shown,
+            frames: info.frames, next: start)
     }
 }
 
@@ -168,10 +182,11 @@ final class FoldedFrameReader: FrameReader {
     private let frames: [FrameInfo]
     private var next = 0
 
-    init(base: any FrameReader, shown: [Int], frames: [FrameInfo]) {
+    init(base: any FrameReader, shown: [Int], frames: [FrameInfo], next: Int = 0) {
         self.base = base
         self.shown = shown
         self.frames = frames
+        self.next = next
     }
 
     func nextFrame() throws(ImgToolError) -> Frame? {

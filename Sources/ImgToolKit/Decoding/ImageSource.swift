@@ -10,7 +10,7 @@
 /// table) and checks every declared size against ``DecodingLimits``; it decodes no pixels.
 /// Use ``info`` for what the file declares and ``makeFrameReader(depth:)`` to decode frames.
 /// Errors name the input as given (``name``).
-public struct ImageSource: FrameSource, RowStreamingSource {
+public struct ImageSource: FrameSource, RowStreamingSource, FrameSkippingSource, FrameSelectingSource {
     /// The path or URL as the user gave it; every error names it.
     public let name: String
     /// The bytes of the file; empty for a still PNG opened with ``init(contentsOf:limits:)``,
@@ -102,6 +102,26 @@ public struct ImageSource: FrameSource, RowStreamingSource {
     public func makeFrameReader(depth: SampleDepth? = nil) throws(ImgToolError) -> any FrameReader {
         do throws(ImgToolError) {
             return NamingReader(base: try base.makeFrameReader(depth: depth), name: name)
+        } catch {
+            throw error.naming(name)
+        }
+    }
+
+    /// A reader whose first frame is frame `start`: the codec's own when it can start there (a
+    /// video seeks through its index), else one that reads and drops the frames before it.
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        do throws(ImgToolError) {
+            return NamingReader(base: try base.frameReader(from: start, depth: depth), name: name)
+        } catch {
+            throw error.naming(name)
+        }
+    }
+
+    /// A reader of the frames `frames` (ascending): the codec's own when it can pass over the
+    /// others cheaply (a video does not convert them), else one that reads and drops them.
+    func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        do throws(ImgToolError) {
+            return NamingReader(base: try base.frameReader(selecting: frames, depth: depth), name: name)
         } catch {
             throw error.naming(name)
         }

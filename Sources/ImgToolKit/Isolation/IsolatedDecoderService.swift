@@ -70,6 +70,12 @@ enum IsolatedDecoderService {
         read(1)?[0]
     }
 
+    /// `count` more bytes from the parent (the rest of a longer question), or `nil` when the
+    /// parent closed the connection first.
+    static func question(count: Int) -> [UInt8]? {
+        read(count)
+    }
+
     private static func readString() -> String? {
         guard
             let length = read(4).flatMap({

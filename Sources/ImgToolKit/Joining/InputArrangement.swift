@@ -5,7 +5,10 @@
 /// Its words (`--delay MS`, `--fps N`, `--montage COLSxROWS`, `--gap N`) may stand anywhere
 /// among the operation words; they are not steps of the chain, so their place does not matter:
 /// `--delay` sets what a still input becomes, and timing operations (`--speed`, `--reverse` ...)
-/// then change the joined frames, in the order written.
+/// then change the joined frames, in the order written. `--fps N` means one thing everywhere,
+/// the output at N frames a second: a still input lasts one tick (``TimingOperation/tick(rate:)``),
+/// and it is also the chain's resampling step (``TimingOperation/fps(_:)``) where it is written,
+/// which leaves stills joined at the same rate as they are.
 public struct InputArrangement: Sendable, Hashable, Codable {
     /// How long a still input is shown in a join. Default 100 ms.
     public var stillDelay: Duration
@@ -24,14 +27,15 @@ public struct InputArrangement: Sendable, Hashable, Codable {
     /// The words this type takes out of the operation words.
     public static let words: Set<String> = ["--delay", "--fps", "--montage", "--gap"]
 
-    /// Takes the arrangement's words (and their values) out of `words`, leaving the rest in order.
+    /// Takes the arrangement's words (and their values) out of `words`, leaving the rest in order;
+    /// with `keepingSteps`, `--fps N` (a step of the chain too) is read and left in the rest.
     ///
     /// `--delay MS` (a still's delay in milliseconds, 1 to 2³¹ - 1, fractions allowed), `--fps N`
     /// (`1000 / N` ms, N from 0.001 to 1000), `--montage COLSxROWS | COLSx | xROWS`, `--gap N`
     /// (pixels, 0 to 2²⁰; with `--montage` only); `--name=value` in one word too.
     /// - Throws: ``ImgToolError`` `invalidArgument` naming the option and the value: a bad value,
     ///   a missing one, both `--delay` and `--fps`, `--gap` without `--montage`, an option twice.
-    public static func extract(from words: [String]) throws(ImgToolError) -> (
+    public static func extract(from words: [String], keepingSteps: Bool = false) throws(ImgToolError) -> (
         arrangement: InputArrangement, rest: [String]
     ) {
         var arrangement = InputArrangement()
@@ -52,6 +56,7 @@ public struct InputArrangement: Sendable, Hashable, Codable {
             guard let value = inline ?? queue.popFirst() else {
                 throw ImgToolError(.invalidArgument, "\(name) needs a value")
             }
+            if keepingSteps && name == "--fps" { rest += inline == nil ? [word, value] : [word] }
             let timing = name == "--delay" || name == "--fps"
             if seen.contains(name) || (timing && (seen.contains("--delay") || seen.contains("--fps"))) {
                 throw ImgToolError(
@@ -73,10 +78,8 @@ public struct InputArrangement: Sendable, Hashable, Codable {
                 }
                 arrangement.stillDelay = .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
             case "--fps":
-                guard let rate = Double(value), rate.isFinite, rate >= 0.001, rate <= 1000 else {
-                    throw ImgToolError(.invalidArgument, "--fps \(value): expected frames per second, 0.001 to 1000")
-                }
-                arrangement.stillDelay = .nanoseconds(Int64((1e9 / rate).rounded()))
+                guard case .fps(let rate) = try TimingOperation.fps(parsing: value) else { break }
+                arrangement.stillDelay = TimingOperation.tick(rate: rate)
             case "--montage":
                 arrangement.montage = try GridLayout(parsing: value, option: name)
             default:  // --gap

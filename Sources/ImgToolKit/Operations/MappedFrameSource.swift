@@ -30,7 +30,7 @@ extension FrameMapping {
 
 /// A ``FrameSource`` whose every composited frame goes through a ``FrameMapping`` as it is read:
 /// one frame in memory at a time, the timing and the colour description kept.
-struct MappedFrameSource: FrameSource {
+struct MappedFrameSource: FrameSource, FrameSkippingSource, FrameSelectingSource {
     let base: any FrameSource
     let mapping: any FrameMapping
     let info: ImageInfo
@@ -46,6 +46,17 @@ struct MappedFrameSource: FrameSource {
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         MappedFrameReader(base: try base.makeFrameReader(depth: depth), mapping: mapping, frames: info.frames)
+    }
+
+    /// Each frame is mapped on its own: the base starts at frame `start` (a video seeks to it).
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        MappedFrameReader(base: try base.frameReader(from: start, depth: depth), mapping: mapping, frames: info.frames)
+    }
+
+    /// Only the frames asked for are read from the base and mapped.
+    func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        MappedFrameReader(
+            base: try base.frameReader(selecting: frames, depth: depth), mapping: mapping, frames: info.frames)
     }
 }
 

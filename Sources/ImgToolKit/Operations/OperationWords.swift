@@ -5,7 +5,7 @@ extension ImageOperation {
         "--crop", "--resize", "--rotate", "--flip", "--flop", "--trim", "--pad", "--blur", "--sharpen", "--grayscale",
         "--greyscale", "--overlay", "--gravity", "--offset", "--opacity", "--overlay-width", "--overlay-height",
         "--overlay-size", "--tile", "--speed",
-        "--reverse", "--frames", "--filter", "--linear", "--boomerang", "--sheet", "--sheet-json",
+        "--reverse", "--frames", "--time", "--fps", "--filter", "--linear", "--boomerang", "--sheet", "--sheet-json",
     ]).union(TextOperation.words)
 
     /// The placement words an `--overlay` and a `--text` both take.
@@ -144,6 +144,8 @@ extension ImageOperation {
                 sheet.descriptionFile = try value(for: word)
                 operations[operations.count - 1] = .sheet(sheet)
             case "--frames": operations.append(.timing(try TimingOperation.frames(parsing: try value(for: word))))
+            case "--time": operations.append(.timing(try TimingOperation.time(parsing: try value(for: word))))
+            case "--fps": operations.append(.timing(try TimingOperation.fps(parsing: try value(for: word))))
             case "--filter":
                 let name = try value(for: word)
                 _ = try ResampleFilter(named: name)

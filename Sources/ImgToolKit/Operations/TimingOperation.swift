@@ -1,5 +1,6 @@
 /// The operations on an animation's timing: `--speed X`, `--reverse`, `--boomerang`,
-/// `--frames A..B` and `--loops N`. Pixels are not touched; frames are read as composited.
+/// `--frames A..B`, `--time A..B`, `--fps N` and `--loops N`. Pixels are not touched; frames are
+/// read as composited.
 public enum TimingOperation: FrameOperation, Hashable, Codable {
     /// Every delay divided by this factor (above 0). Delays read from a file are first read as
     /// players show them (``DelayPolicy/browser``: 10 ms or less is 100 ms), as `animate --speed`
@@ -17,6 +18,20 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
     /// its own delay; the two ends are not shown twice, so n frames make 2n - 2 (a still, or
     /// two frames, stay as they are: 1 and 2).
     case boomerang
+    /// The frames on screen from `from` to `to` (`nil`: the end) of one play, as players show
+    /// them (a file's stored delays read as `--speed` reads them): a frame on screen at `from`
+    /// starts the result, its delay cut to start there, and the last frame's delay is cut to end
+    /// at `to`, so the result lasts exactly `to - from`. A frame starting less than
+    /// ``timeTolerance`` after a bound counts as starting at it. The delays are play times.
+    case time(from: Duration, to: Duration?)
+    /// The timeline resampled to this many frames a second: every ``tick(rate:)`` (1000 / N ms,
+    /// to the nanosecond) shows the frame on screen at that instant (or starting less than
+    /// ``timeTolerance`` after it); ticks showing the same frame are one frame of that many
+    /// ticks, so a rate above the source's repeats no frame, and frames between ticks are left
+    /// out. One play lasts a whole number of ticks: the last frame ends on the first tick at or
+    /// after the end. A still, or an animation already on the ticks (stills joined at the same
+    /// `--fps`), is unchanged. The delays are play times.
+    case fps(Double)
 
     /// The longest delay a timing step may make: 2³¹ - 1 ms (24.8 days), the most a signed
     /// 32-bit millisecond count holds; no image format holds more.
@@ -127,12 +142,19 @@ public enum TimingOperation: FrameOperation, Hashable, Codable {
                 return frame
             }
             return RetimedFrameSource(base: source, info: info, order: .boomerang)
+        case .time(let start, let end):
+            return try selectTime(from: start, to: end, in: source, info: source.info)
+        case .fps(let rate):
+            guard rate.isFinite, rate >= 0.001, rate <= 1000 else {
+                throw ImgToolError(.invalidArgument, "--fps \(rate): expected frames per second, 0.001 to 1000")
+            }
+            return resample(source, rate: rate, info: source.info)
         }
     }
 }
 
 /// A source whose frames are the base's composited frames, retimed, selected or in reverse.
-struct RetimedFrameSource: FrameSource {
+struct RetimedFrameSource: FrameSource, FrameSkippingSource, FrameSelectingSource {
     enum Order: Sendable {
         case same
         case range(ClosedRange<Int>)
@@ -152,7 +174,10 @@ struct RetimedFrameSource: FrameSource {
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         switch order {
         case .same, .range:
-            return SelectingFrameReader(base: try base.makeFrameReader(depth: depth), order: order, frames: info.frames)
+            // A range starts where the base can start it (a video seeks to it).
+            let first = if case .range(let range) = order { range.lowerBound } else { 0 }
+            return SelectingFrameReader(
+                base: try base.frameReader(from: first, depth: depth), order: order, frames: info.frames)
         case .reversed:
             return ReversingFrameReader(base: base, depth: depth, frames: info.frames, budget: reverseBudget)
         case .boomerang:
@@ -170,6 +195,38 @@ struct RetimedFrameSource: FrameSource {
                     base: back, depth: depth, frames: middle.frames, budget: reverseBudget),
                 frames: info.frames)
         }
+    }
+}
+
+extension RetimedFrameSource {
+    /// Frames in the base's order start at the base's matching frame; others are read and dropped.
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let offset: Int
+        switch order {
+        case .same: offset = 0
+        case .range(let range): offset = range.lowerBound
+        case .reversed, .boomerang:
+            let reader = try makeFrameReader(depth: depth)
+            var read = 0
+            while read < start, try reader.nextFrame() != nil { read += 1 }
+            return reader
+        }
+        return SelectingFrameReader(
+            base: try base.frameReader(from: start + offset, depth: depth), order: order, frames: info.frames)
+    }
+
+    /// Frames in the base's order are asked of the base; others are read and dropped.
+    func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        let offset: Int
+        switch order {
+        case .same: offset = 0
+        case .range(let range): offset = range.lowerBound
+        case .reversed, .boomerang:
+            return SelectedFrameReader(base: try makeFrameReader(depth: depth), frames: frames)
+        }
+        return SelectingFrameReader(
+            base: try base.frameReader(selecting: frames.map { $0 + offset }, depth: depth), order: order,
+            frames: info.frames)
     }
 }
 

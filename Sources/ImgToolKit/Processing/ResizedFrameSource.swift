@@ -11,7 +11,7 @@
 /// One ``Resampler`` (one set of weight tables) serves every frame. Frames are resized in the
 /// reader's ``FrameReader/nextFrame()``, synchronously, on both cores for large frames; memory
 /// stays at the source reader's canvases plus one resized frame.
-public struct ResizedFrameSource: FrameSource {
+public struct ResizedFrameSource: FrameSource, FrameSkippingSource, FrameSelectingSource {
     /// The source whose frames are resized.
     public let base: any FrameSource
     /// The resize applied to every frame.
@@ -100,6 +100,18 @@ public struct ResizedFrameSource: FrameSource {
         }
         return ResizedFrameReader(
             base: try base.makeFrameReader(depth: depth), resampler: resampler, frames: info.frames)
+    }
+
+    /// Each frame is resized on its own: the base starts at frame `start` (a video seeks to it).
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        ResizedFrameReader(
+            base: try base.frameReader(from: start, depth: depth), resampler: resampler, frames: info.frames)
+    }
+
+    /// Only the frames asked for are read from the base and resized.
+    func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        ResizedFrameReader(
+            base: try base.frameReader(selecting: frames, depth: depth), resampler: resampler, frames: info.frames)
     }
 }
 

@@ -10,7 +10,7 @@ extension ConvertCommand {
         let arrangement: InputArrangement
         let rest: [String]
         do throws(ImgToolError) {
-            (arrangement, rest) = try InputArrangement.extract(from: operationWords)
+            (arrangement, rest) = try InputArrangement.extract(from: operationWords, keepingSteps: true)
         } catch {
             throw ValidationError(error.message)
         }

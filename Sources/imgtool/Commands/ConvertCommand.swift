@@ -39,8 +39,12 @@ struct ConvertCommand: BatchableCommand {
             --font-size PX, --color, --stroke-color, --stroke-width PX, --gravity, --offset X,Y, \
             --width PX, --align left | center | right, --opacity A, --from MS, --to MS); for animations \
             --speed X, --reverse, --boomerang (forwards then backwards, n frames make 2n-2), \
-            --frames A..B | A.. | ..B (and --loops N), --sheet COLSx | COLSxROWS (every frame on one \
-            still sprite sheet; then --sheet-json FILE writes each frame's box and delay).
+            --frames A..B | A.. | ..B (and --loops N), --time A..B | A.. | ..B (the frames on screen \
+            from A to B, cut to it: 1.5s, 1500ms, 90 seconds or 1:30), --fps N (the timeline \
+            resampled to N frames a second, the frame on screen at each tick; a frame spanning \
+            several ticks stays one frame; stills joined at --fps N last one tick), --sheet COLSx | \
+            COLSxROWS (every frame on one still sprite sheet; then --sheet-json FILE writes each \
+            frame's box and delay).
 
             Exit status: 0 on success, 1 when the input is bad or the operation failed (nothing \
             is written), 64 for a usage error, 128+N when signal N stopped it (nothing is written).

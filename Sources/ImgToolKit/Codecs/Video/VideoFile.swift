@@ -91,6 +91,47 @@ final class VideoFile: @unchecked Sendable {
         }
     }
 
+    /// Makes the next ``nextFrame(name:)`` return frame `index`, before any frame is decoded:
+    /// through the container's index to the key frame before it when it can, else by decoding
+    /// from the first frame and dropping the frames before it (unconverted).
+    /// - Returns: whether the index was used.
+    @discardableResult
+    func seek(to index: Int, name: String) throws(ImgToolError) -> Bool {
+        var error = imgtool_video_error()
+        let status = imgtool_video_seek(video, Int32(clamping: index), &error)
+        if status < 0 { throw Self.error(error, name: name) }
+        return status == 1
+    }
+
+    /// Decodes the next frame and passes over it, unconverted; `false` at the end of the stream.
+    func skipFrame(name: String) throws(ImgToolError) -> Bool {
+        var error = imgtool_video_error()
+        let status = imgtool_video_next_frame(
+            video, nil, Int32(description.width), Int32(description.height), &error)
+        if status < 0 { throw Self.error(error, name: name) }
+        return status == 1
+    }
+
+    /// Decodes the frames `frames` (ascending) in order, passing over the others unconverted
+    /// (after a seek to the first, ``seek(to:name:)``), and hands each to `body` as decoded.
+    /// Stops where the stream ends.
+    func decode(
+        _ frames: [Int], name: String, _ body: (Int, PixelBuffer) throws(ImgToolError) -> Void
+    ) throws(ImgToolError) {
+        guard let first = frames.first else { return }
+        var position = first
+        if first > 0 { try seek(to: first, name: name) }
+        for wanted in frames {
+            while position < wanted {
+                guard try skipFrame(name: name) else { return }
+                position += 1
+            }
+            guard let image = try nextFrame(name: name) else { return }
+            try body(wanted, image)
+            position += 1
+        }
+    }
+
     static func text<T>(_ field: T) -> String {
         withUnsafeBytes(of: field) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
@@ -173,11 +214,14 @@ struct VideoDescription: Equatable {
     /// the last frame's is its container duration, else the average of the others, else 1/25 s.
     var delays: [Duration] {
         guard !times.isEmpty else { return [] }
-        var seconds = zip(times, times.dropFirst()).map { max($1.seconds - $0.seconds, 0) }
+        // Each time rounded to the microsecond, and the delays the differences: the frames start
+        // where their timestamps say, with no rounding carried from frame to frame.
+        let microseconds = times.map { Int64(($0.seconds * 1e6).rounded()) }
+        var delays = zip(microseconds, microseconds.dropFirst()).map { max($1 - $0, 0) }
         let average =
-            seconds.isEmpty ? 0.04 : (times[times.count - 1].seconds - times[0].seconds) / Double(seconds.count)
+            delays.isEmpty ? 0.04 : (times[times.count - 1].seconds - times[0].seconds) / Double(delays.count)
         let last = times[times.count - 1].duration
-        seconds.append(last > 0 ? last : average > 0 ? average : 0.04)
-        return seconds.map { Duration.microseconds(Int64(($0 * 1e6).rounded())) }
+        delays.append(Int64(((last > 0 ? last : average > 0 ? average : 0.04) * 1e6).rounded()))
+        return delays.map { Duration.microseconds($0) }
     }
 }

@@ -1,10 +1,13 @@
 /// libavformat and libavcodec in a child process (``DecoderIsolation``): what the parent asks and
-/// what the child answers. `describe` sends back a ``VideoDescription``, then waits for one more
-/// byte from the parent: a depth (8 or 16) to decode at, or the end of the connection; then it
-/// streams the frames, turned and converted, one `F` record each, and the `Z` record. The socket
+/// what the child answers. `describe` sends back a ``VideoDescription``, then waits for a depth
+/// byte (8 or 16) to decode at and the frames to decode (``selection(_:count:)``), or the end of
+/// the connection; then it seeks to the first of them through the container's index
+/// (``VideoFile/seek(to:name:)``) and streams them, turned and converted, one `F` record each
+/// (the frames between are decoded but neither converted nor sent), and the `Z` record. The socket
 /// holds a frame or two, so the child decodes only as far ahead as the parent reads, and memory
-/// stays at a frame or two on each side. A later reader starts a child of its own with `decode`.
-/// The operation names the container after a space (`describe MP4`), for the child's messages.
+/// stays at a frame or two on each side. A later reader starts a child of its own with `decode`,
+/// and sends it the frames to decode the same way. The operation names the container after a
+/// space (`describe MP4`), for the child's messages.
 enum VideoIsolation {
     /// The kind a child serves (``IsolatedRequest/kind``).
     static let kind = "video"
@@ -30,21 +33,57 @@ enum VideoIsolation {
     }
 
     /// The parent's side of `decode`: the child that described the file when it is still
-    /// `waiting`, asked to decode at `depth`, else a new one.
+    /// `waiting`, asked to decode `frames` (ascending, of `count`) at `depth`, else a new one.
     static func decode(
-        _ data: [UInt8], limits: DecodingLimits, name: String, depth: SampleDepth, isolation: DecoderIsolation,
-        waiting: Locked<IsolatedDecode?>
+        _ data: [UInt8], limits: DecodingLimits, name: String, depth: SampleDepth, frames: [Int], count: Int,
+        isolation: DecoderIsolation, waiting: Locked<IsolatedDecode?>
     ) throws(ImgToolError) -> IsolatedDecode {
         if let described = waiting.withLock({ (session: inout IsolatedDecode?) in
             defer { session = nil }
             return session
         }) {
-            try described.ask([depth == .sixteen ? 16 : 8])
+            try described.ask([depth == .sixteen ? 16 : 8] + selection(frames, count: count))
             return described
         }
-        return try IsolatedDecode(
+        let session = try IsolatedDecode(
             isolation, library: "libavcodec",
             request: IsolatedRequest(kind: kind, operation: "decode \(name)", depth: depth, limits: limits, data: data))
+        try session.ask(selection(frames, count: count))
+        return session
+    }
+
+    /// The frames to decode on the wire: the first and how many are listed (32 bits each), then
+    /// each listed one; none listed means every frame from the first to the last of `count`.
+    static func selection(_ frames: [Int], count: Int) -> [UInt8] {
+        var wire = WireWriter()
+        let first = frames.first ?? count
+        wire.u32(UInt32(clamping: first))
+        let toTheEnd = frames.count == count - first && frames.last.map { $0 == count - 1 } ?? true
+        wire.u32(toTheEnd ? 0 : UInt32(clamping: frames.count))
+        if !toTheEnd {
+            for frame in frames { wire.u32(UInt32(clamping: frame)) }
+        }
+        return wire.bytes
+    }
+
+    /// The child's reading of ``selection(_:count:)`` from the parent: the frames, ascending and
+    /// below `count`; `nil` when the parent closed the connection or sent something else.
+    static func readSelection(count: Int) -> [Int]? {
+        guard let head = IsolatedDecoderService.question(count: 8) else { return nil }
+        var wire = WireReader(head)
+        guard let first = wire.u32().map(Int.init), let listed = wire.u32().map(Int.init), listed <= count else {
+            return nil
+        }
+        if listed == 0 { return first <= count ? Array(first..<count) : nil }
+        guard let bytes = IsolatedDecoderService.question(count: 4 * listed) else { return nil }
+        var list = WireReader(bytes)
+        var frames: [Int] = []
+        frames.reserveCapacity(listed)
+        for _ in 0..<listed {
+            guard let frame = list.u32().map(Int.init), frame < count, (frames.last ?? -1) < frame else { return nil }
+            frames.append(frame)
+        }
+        return frames.first == first ? frames : nil
     }
 
     /// The child's side of both.
@@ -63,8 +102,8 @@ enum VideoIsolation {
         default:
             throw ImgToolError(.unsupportedFormat, "the video decoder process cannot \(request.operation)")
         }
-        for _ in file.description.times.indices {
-            guard let image = try file.nextFrame(name: name) else { return }
+        guard let frames = readSelection(count: file.description.times.count) else { return }
+        try file.decode(frames, name: name) { (_, image) throws(ImgToolError) in
             output.frame(VideoFrameReader.displayed(image, turns: file.description.quarterTurns, depth: depth))
         }
     }

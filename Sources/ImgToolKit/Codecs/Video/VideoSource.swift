@@ -8,10 +8,16 @@
 /// is decoded; readers decode one frame at a time. The handle (or child process) that described
 /// the file goes to the first reader; later readers open the file again.
 ///
+/// A reader can start at a later frame (``FrameSkippingSource``, for `--time`): the demuxer seeks
+/// through the container's index to the key frame before it, and only the frames from there are
+/// decoded (those before the start are not converted). A reader can also be asked for some frames
+/// only (``FrameSelectingSource``, for `--fps`): the others are decoded (later frames depend on
+/// them) but neither converted to RGB nor sent from the decoder process.
+///
 /// With a ``DecoderIsolation`` installed, FFmpeg runs in child processes (``VideoIsolation``),
 /// which stream the frames: a crash inside libavcodec fails that input with `corrupt` and a message
 /// naming the signal, and the program goes on.
-struct VideoSource: FrameSource {
+struct VideoSource: FrameSource, FrameSkippingSource, FrameSelectingSource {
     let info: ImageInfo
     let description: VideoDescription
     /// The container's name for messages ("MP4", "WebM").
@@ -89,7 +95,19 @@ struct VideoSource: FrameSource {
     var isOpaque: Bool { !description.hasAlpha }
 
     func makeFrameReader(depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        try makeFrameReader(startingAt: 0, depth: depth)
+    }
+
+    /// A reader whose first frame is frame `start`, found through the container's index.
+    func makeFrameReader(startingAt start: Int, depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
+        try makeFrameReader(selecting: Array(max(0, min(start, info.frameCount))..<info.frameCount), depth: depth)
+    }
+
+    /// A reader of the frames `frames` (ascending): it seeks to the first through the container's
+    /// index, and passes over the others unconverted.
+    func makeFrameReader(selecting frames: [Int], depth: SampleDepth?) throws(ImgToolError) -> any FrameReader {
         let depth = depth ?? .eight
+        let frames = frames.filter { (0..<info.frameCount).contains($0) }
         switch decoding {
         case .inProcess(let waiting):
             let handed = waiting.withLock { (file: inout VideoFile?) in
@@ -98,11 +116,13 @@ struct VideoSource: FrameSource {
             }
             let file: VideoFile
             if let handed { file = handed } else { file = try VideoFile(data: data, limits: limits, name: name) }
-            return VideoFrameReader(source: self, decoder: .inProcess(file), depth: depth)
+            if let first = frames.first, first > 0 { try file.seek(to: first, name: name) }
+            return VideoFrameReader(source: self, decoder: .inProcess(file), depth: depth, frames: frames)
         case .isolated(let isolation, let waiting):
             let session = try VideoIsolation.decode(
-                data, limits: limits, name: name, depth: depth, isolation: isolation, waiting: waiting)
-            return VideoFrameReader(source: self, decoder: .isolated(session), depth: depth)
+                data, limits: limits, name: name, depth: depth, frames: frames, count: info.frameCount,
+                isolation: isolation, waiting: waiting)
+            return VideoFrameReader(source: self, decoder: .isolated(session), depth: depth, frames: frames)
         }
     }
 }
@@ -118,12 +138,19 @@ final class VideoFrameReader: FrameReader {
     private let source: VideoSource
     private let decoder: Decoder
     private let depth: SampleDepth
-    private var index = 0
+    /// The frames given, ascending, and how many have been.
+    private let frames: [Int]
+    private var given = 0
+    /// The frame the in-process decoder gives next.
+    private var position: Int
 
-    init(source: VideoSource, decoder: Decoder, depth: SampleDepth) {
+    /// A reader of `frames` (ascending), the decoder ready to give the first (sought to it).
+    init(source: VideoSource, decoder: Decoder, depth: SampleDepth, frames: [Int]) {
         self.source = source
         self.decoder = decoder
         self.depth = depth
+        self.frames = frames
+        position = frames.first ?? 0
     }
 
     /// A decoded frame as shown: turned clockwise by `turns` quarter turns, at `depth`.
@@ -135,12 +162,18 @@ final class VideoFrameReader: FrameReader {
     /// The next frame, turned and at the reader's depth; `nil` after the last frame listed, or
     /// when the decoder ends early (a damaged stream: the frames before the damage).
     func nextFrame() throws(ImgToolError) -> Frame? {
-        guard index < source.info.frames.count else { return nil }
+        guard given < frames.count else { return nil }
+        let index = frames[given]
         if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled before video frame \(index)") }
         var image: PixelBuffer
         switch decoder {
         case .inProcess(let file):
+            while position < index {
+                guard try file.skipFrame(name: source.name) else { return nil }
+                position += 1
+            }
             guard let decoded = try file.nextFrame(name: source.name) else { return nil }
+            position += 1
             image = Self.displayed(decoded, turns: source.description.quarterTurns, depth: depth)
         case .isolated(let session):
             guard
@@ -151,7 +184,7 @@ final class VideoFrameReader: FrameReader {
         }
         image.metadata = ImageMetadata(
             format: source.info.format, bitDepth: 8, colorType: source.info.colorType, color: source.info.color)
-        defer { index += 1 }
+        given += 1
         return Frame(info: source.info.frames[index], image: image)
     }
 }
