@@ -70,7 +70,7 @@ static int open_encoder(imgtool_vpx *vpx, int which, const imgtool_vpx_settings 
     int tiles = 0;
     while (tiles < 6 && (vpx->coded_width >> (tiles + 1)) >= 256) tiles++;
     int ok = vpx_codec_control(c, VP8E_SET_CPUUSED, s->cpu_used) == VPX_CODEC_OK &&
-             vpx_codec_control(c, VP8E_SET_CQ_LEVEL, (unsigned)s->cq_level) == VPX_CODEC_OK &&
+             vpx_codec_control(c, VP8E_SET_CQ_LEVEL, (unsigned)(which ? s->alpha_cq_level : s->cq_level)) == VPX_CODEC_OK &&
              vpx_codec_control(c, VP9E_SET_LOSSLESS, (unsigned)(s->lossless ? 1 : 0)) == VPX_CODEC_OK &&
              vpx_codec_control(c, VP8E_SET_ENABLEAUTOALTREF, 1u) == VPX_CODEC_OK &&
              vpx_codec_control(c, VP9E_SET_ROW_MT, 1u) == VPX_CODEC_OK &&

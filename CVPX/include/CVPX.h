@@ -22,6 +22,8 @@ typedef struct {
     int height;
     /// The constant-quality level, 0 (best) to 63, libvpx's `cq-level` in its Q mode.
     int cq_level;
+    /// The alpha stream's constant-quality level.
+    int alpha_cq_level;
     /// libvpx's `cpu-used`, 0 (slowest, best) to 9.
     int cpu_used;
     /// 1: VP9 lossless, 4:4:4, RGB kept as GBR (profile 1): every sample comes back.

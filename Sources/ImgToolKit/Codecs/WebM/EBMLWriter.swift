@@ -125,6 +125,7 @@ enum MatroskaID {
     static let blockAddID: UInt32 = 0xEE
     static let blockAdditional: UInt32 = 0xA5
     static let referenceBlock: UInt32 = 0xFB
+    static let blockDuration: UInt32 = 0x9B
     static let cues: UInt32 = 0x1C53_BB6B
     static let cuePoint: UInt32 = 0xBB
     static let cueTime: UInt32 = 0xB3

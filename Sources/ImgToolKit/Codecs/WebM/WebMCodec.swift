@@ -40,8 +40,11 @@ public struct WebMCodec: ImageCodec {
     /// Whether libavformat and libavcodec could be loaded.
     public var isAvailable: Bool { VideoLibrary.problem == nil }
 
-    /// FFmpeg's versions and how they are loaded, or what to install.
-    public var runtimeNote: String? { VideoLibrary.note }
+    /// FFmpeg's versions and how they are loaded, or what to install (for reading: writing needs
+    /// only libvpx, which is linked).
+    public var runtimeNote: String? {
+        VideoLibrary.problem.map { "\($0) (to read; writing needs nothing more)" } ?? VideoLibrary.note
+    }
 
     /// An EBML header (`1A 45 DF A3`), which starts every Matroska and WebM file.
     public func sniff(_ head: [UInt8]) -> Bool {

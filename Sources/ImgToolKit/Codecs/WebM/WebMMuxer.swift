@@ -11,7 +11,8 @@
 /// frame, or where a block's time would not fit its 16-bit offset from the cluster's. Frames are
 /// SimpleBlocks with the key-frame flag; with alpha, BlockGroups whose BlockAdditions hold the
 /// alpha plane's VP9 frame (BlockAddID 1), a ReferenceBlock marking frames that are not key
-/// frames: the layout Chrome and Firefox play.
+/// frames: the layout Chrome and Firefox play. The last frame is in a BlockGroup with its
+/// BlockDuration, so that a reader knows how long it shows.
 struct WebMMuxer {
     /// What the track says about colour.
     enum Colour {
@@ -37,6 +38,8 @@ struct WebMMuxer {
     private var clusterTime: Int?
     private var clusterStartsWithKey = false
     private var lastTime = 0
+    /// The last frame added, written when the next comes or, with its duration, at the end.
+    private var pending: (frame: [UInt8], alpha: [UInt8]?, time: Int, key: Bool)?
     /// (time, cluster position from the segment's start) for the cues.
     private var cuePoints: [(time: Int, position: Int)] = []
 
@@ -145,10 +148,23 @@ struct WebMMuxer {
     }
 
     /// Adds a frame shown at `time` (milliseconds from the start, increasing), its alpha frame
-    /// with it when the track has alpha.
+    /// with it when the track has alpha. The frame is written when the next one comes, or by
+    /// ``finish(duration:into:)``.
     mutating func add(_ frame: [UInt8], alpha alphaFrame: [UInt8]?, time: Int, key: Bool, into sink: inout ByteSink)
         throws(ImgToolError)
     {
+        if let pending {
+            try write(pending.frame, alpha: pending.alpha, time: pending.time, key: pending.key, into: &sink)
+        }
+        pending = (frame, alphaFrame, time, key)
+    }
+
+    /// Writes a block: a SimpleBlock, or a BlockGroup for a frame with alpha or with a
+    /// `duration` (the last frame's, which no next timestamp gives).
+    private mutating func write(
+        _ frame: [UInt8], alpha alphaFrame: [UInt8]?, time: Int, key: Bool, duration: Int? = nil,
+        into sink: inout ByteSink
+    ) throws(ImgToolError) {
         if let start = clusterTime, key || time - start > Int(Int16.max) {
             try flushCluster(into: &sink)
         }
@@ -159,16 +175,19 @@ struct WebMMuxer {
         }
         let offset = Int16(time - (clusterTime ?? time))
         let timeBytes = EBMLWriter.bigEndian(UInt64(UInt16(bitPattern: offset)), width: 2)
-        if alpha, let alphaFrame {
+        if alpha || duration != nil {
             let previous = lastTime
             cluster.master(MatroskaID.blockGroup) { group in
                 group.element(MatroskaID.block, [0x81] + timeBytes + [0] + frame)
-                group.master(MatroskaID.blockAdditions) { additions in
-                    additions.master(MatroskaID.blockMore) { more in
-                        more.unsigned(MatroskaID.blockAddID, 1)
-                        more.element(MatroskaID.blockAdditional, alphaFrame)
+                if let alphaFrame {
+                    group.master(MatroskaID.blockAdditions) { additions in
+                        additions.master(MatroskaID.blockMore) { more in
+                            more.unsigned(MatroskaID.blockAddID, 1)
+                            more.element(MatroskaID.blockAdditional, alphaFrame)
+                        }
                     }
                 }
+                if let duration { group.unsigned(MatroskaID.blockDuration, UInt64(duration)) }
                 if !key { group.signed(MatroskaID.referenceBlock, Int64(previous - time)) }
             }
         } else {
@@ -191,6 +210,12 @@ struct WebMMuxer {
     /// Writes the last cluster and the cues, and patches the segment's size, the cues' position
     /// and the `duration` (milliseconds).
     mutating func finish(duration: Double, into sink: inout ByteSink) throws(ImgToolError) {
+        if let pending {
+            try write(
+                pending.frame, alpha: pending.alpha, time: pending.time, key: pending.key,
+                duration: max(Int(duration.rounded()) - pending.time, 1), into: &sink)
+            self.pending = nil
+        }
         try flushCluster(into: &sink)
         let cuesPosition = written - segmentStart
         var cues = EBMLWriter()
