@@ -505,6 +505,22 @@ static inline int sample(const uint8_t *row, int x, int wide) {
 
 // Converts the decoded frame into `rgba`. Returns 0 with `error` filled for what it cannot show.
 static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_error *error) {
+    if (frame->format == AV_PIX_FMT_GBRP) {
+        // RGB stored as planes (VP9 profile 1 with the identity matrix: lossless WebM): copied.
+        for (int y = 0; y < frame->height; y++) {
+            const uint8_t *g = frame->data[0] + (ptrdiff_t)y * frame->linesize[0];
+            const uint8_t *b = frame->data[1] + (ptrdiff_t)y * frame->linesize[1];
+            const uint8_t *r = frame->data[2] + (ptrdiff_t)y * frame->linesize[2];
+            uint8_t *out = rgba + (size_t)y * (size_t)frame->width * 4;
+            for (int x = 0; x < frame->width; x++, out += 4) {
+                out[0] = r[x];
+                out[1] = g[x];
+                out[2] = b[x];
+                out[3] = 255;
+            }
+        }
+        return 1;
+    }
     int shift_x = 1, shift_y = 1, bits = 8, alpha = 0, full_range = frame->color_range == AVCOL_RANGE_JPEG;
     switch (frame->format) {
     case AV_PIX_FMT_YUVJ420P: full_range = 1; break;
@@ -520,7 +536,7 @@ static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_erro
     default: {
         char what[128];
         const char *pixels = p_av_get_pix_fmt_name(frame->format);
-        snprintf(what, sizeof what, "frames in %s are not supported (8- and 10-bit 4:2:0, 4:2:2 and 4:4:4 are)",
+        snprintf(what, sizeof what, "frames in %s are not supported (8- and 10-bit 4:2:0, 4:2:2 and 4:4:4, and 8-bit RGB planes are)",
                  pixels ? pixels : "an unknown pixel format");
         fail(error, imgtool_video_unsupported, what, 0);
         return 0;

@@ -216,7 +216,7 @@ struct WebMWriterTests {
         #expect(try Self.probe(flat)["alpha_mode"] == nil)
     }
 
-    @Test("Higher quality, larger file; lossless gives every sample back")
+    @Test("Higher quality, larger file; lossless gives every sample back, to ffmpeg and to imgtool's reader")
     func qualityAndLossless() async throws {
         let folder = try makeTemporaryFolder("webm")
         let images = (0..<4).map { Self.screen(step: $0) }
@@ -232,6 +232,11 @@ struct WebMWriterTests {
         #expect(try Self.probe(path)["pix_fmt"] == "gbrp")
         let decoded = try Self.decode(path, width: 64, height: 48)
         #expect(Self.psnr(images.map { $0.rgba8 ?? [] }, decoded) == .infinity)
+        if WebMCodec().isAvailable {
+            // imgtool's reader copies the RGB planes (GBRP) as they are.
+            let (_, frames) = try VideoCodecTests.frames(path)
+            #expect(frames.map { $0.image.rgba8 ?? [] } == images.map { $0.rgba8 ?? [] })
+        }
         await #expect(throws: ImgToolError.self) {
             _ = try await WebMCodec().encode(source, options: ImageWriteOptions(quality: 101))
         }
