@@ -31,6 +31,21 @@ static void say(char *error, size_t size, const char *what, vpx_codec_ctx_t *cod
 
 static int32_t fixed(double value) { return (int32_t)(value * 65536.0 + (value < 0 ? -0.5 : 0.5)); }
 
+// BT.709, limited range (Y 16-235, Cb and Cr 16-240).
+static void set_coefficients(imgtool_vpx *vpx) {
+    const double kr = 0.2126, kb = 0.0722, kg = 1 - kr - kb, luma = 219.0 / 255, chroma = 224.0 / 255;
+    vpx->yr = fixed(luma * kr);
+    vpx->yg = fixed(luma * kg);
+    vpx->yb = fixed(luma * kb);
+    // Cb = (B - Y') / (2 (1 - kb)), Cr = (R - Y') / (2 (1 - kr)), Y' unscaled; each row sums to 0.
+    vpx->cbr = fixed(-chroma * kr / (2 * (1 - kb)));
+    vpx->cbg = fixed(-chroma * kg / (2 * (1 - kb)));
+    vpx->cbb = -(vpx->cbr + vpx->cbg);
+    vpx->crg = fixed(-chroma * kg / (2 * (1 - kr)));
+    vpx->crb = fixed(-chroma * kb / (2 * (1 - kr)));
+    vpx->crr = -(vpx->crg + vpx->crb);
+}
+
 static int open_encoder(imgtool_vpx *vpx, int which, const imgtool_vpx_settings *s, char *error, size_t size) {
     vpx_codec_iface_t *iface = vpx_codec_vp9_cx();
     vpx_codec_enc_cfg_t cfg;
@@ -109,17 +124,7 @@ imgtool_vpx *imgtool_vpx_create(const imgtool_vpx_settings *s, char *error, size
     vpx->coded_height = s->height + (s->height & 1);
     vpx->lossless = s->lossless;
     vpx->alpha = s->alpha;
-    const double kr = 0.2126, kb = 0.0722, kg = 1 - kr - kb, luma = 219.0 / 255, chroma = 224.0 / 255;
-    vpx->yr = fixed(luma * kr);
-    vpx->yg = fixed(luma * kg);
-    vpx->yb = fixed(luma * kb);
-    // Cb = (B - Y') / (2 (1 - kb)), Cr = (R - Y') / (2 (1 - kr)), Y' unscaled; each row sums to 0.
-    vpx->cbr = fixed(-chroma * kr / (2 * (1 - kb)));
-    vpx->cbg = fixed(-chroma * kg / (2 * (1 - kb)));
-    vpx->cbb = -(vpx->cbr + vpx->cbg);
-    vpx->crg = fixed(-chroma * kg / (2 * (1 - kr)));
-    vpx->crb = fixed(-chroma * kb / (2 * (1 - kr)));
-    vpx->crr = -(vpx->crg + vpx->crb);
+    set_coefficients(vpx);
     if (!open_encoder(vpx, 0, s, error, error_size) || (s->alpha && !open_encoder(vpx, 1, s, error, error_size))) {
         imgtool_vpx_destroy(vpx);
         return NULL;
@@ -140,13 +145,14 @@ static inline const uint8_t *pixel(const imgtool_vpx *vpx, const uint8_t *rgba, 
     return rgba + (size_t)y * stride + (size_t)x * 4;
 }
 
-static void fill_yuv420(const imgtool_vpx *vpx, const uint8_t *rgba, size_t stride) {
-    vpx_image_t *img = vpx->picture[0];
+// RGBA to 4:2:0 BT.709 limited range, the coded size even: the last column and row repeated.
+static void rgba_to_i420(const imgtool_vpx *vpx, const uint8_t *rgba, size_t stride, uint8_t *const planes[3],
+                         const int strides[3]) {
     for (int y = 0; y < vpx->coded_height; y += 2) {
-        uint8_t *luma0 = img->planes[0] + (ptrdiff_t)y * img->stride[0];
-        uint8_t *luma1 = luma0 + img->stride[0];
-        uint8_t *cb = img->planes[1] + (ptrdiff_t)(y / 2) * img->stride[1];
-        uint8_t *cr = img->planes[2] + (ptrdiff_t)(y / 2) * img->stride[2];
+        uint8_t *luma0 = planes[0] + (ptrdiff_t)y * strides[0];
+        uint8_t *luma1 = luma0 + strides[0];
+        uint8_t *cb = planes[1] + (ptrdiff_t)(y / 2) * strides[1];
+        uint8_t *cr = planes[2] + (ptrdiff_t)(y / 2) * strides[2];
         for (int x = 0; x < vpx->coded_width; x += 2) {
             int32_t sr = 0, sg = 0, sb = 0;
             for (int dy = 0; dy < 2; dy++) {
@@ -163,6 +169,24 @@ static void fill_yuv420(const imgtool_vpx *vpx, const uint8_t *rgba, size_t stri
             cr[x / 2] = clamp8(128 + ((vpx->crr * sr + vpx->crg * sg + vpx->crb * sb + (1 << 17)) >> 18));
         }
     }
+}
+
+static void fill_yuv420(const imgtool_vpx *vpx, const uint8_t *rgba, size_t stride) {
+    vpx_image_t *img = vpx->picture[0];
+    int strides[3] = {img->stride[0], img->stride[1], img->stride[2]};
+    rgba_to_i420(vpx, rgba, stride, img->planes, strides);
+}
+
+void imgtool_rgba_to_i420(const uint8_t *rgba, size_t stride, int width, int height, uint8_t *const planes[3],
+                          const int strides[3]) {
+    imgtool_vpx converter;
+    memset(&converter, 0, sizeof converter);
+    converter.width = width;
+    converter.height = height;
+    converter.coded_width = width + (width & 1);
+    converter.coded_height = height + (height & 1);
+    set_coefficients(&converter);
+    rgba_to_i420(&converter, rgba, stride, planes, strides);
 }
 
 static void fill_gbr444(const imgtool_vpx *vpx, const uint8_t *rgba, size_t stride) {

@@ -16,6 +16,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/display.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 
 #define FORMAT_FUNCTIONS(X)     \
@@ -58,7 +59,13 @@
     X(av_color_range_name)          \
     X(av_color_transfer_name)       \
     X(av_color_primaries_name)      \
-    X(av_get_pix_fmt_name)
+    X(av_get_pix_fmt_name)          \
+    X(avcodec_find_encoder_by_name) \
+    X(avcodec_send_frame)           \
+    X(avcodec_receive_packet)       \
+    X(av_frame_get_buffer)          \
+    X(av_frame_make_writable)       \
+    X(av_opt_set)
 
 #define DECLARE(name) static __typeof__(&name) p_##name;
 FORMAT_FUNCTIONS(DECLARE)
@@ -628,4 +635,131 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
             return -1;
         }
     }
+}
+
+// H.264 encoding for MP4 output, through libavcodec's libx264 encoder (see CVideo.h).
+struct imgtool_h264 {
+    AVCodecContext *encoder;
+    AVFrame *frame;
+    AVPacket *packet;
+    int sent_end;
+};
+
+int imgtool_h264_available(void) {
+    return imgtool_video_load(NULL) && p_avcodec_find_encoder_by_name("libx264") != NULL;
+}
+
+void imgtool_h264_close(imgtool_h264 *h264) {
+    if (!h264) return;
+    p_avcodec_free_context(&h264->encoder);
+    p_av_frame_free(&h264->frame);
+    p_av_packet_free(&h264->packet);
+    free(h264);
+}
+
+imgtool_h264 *imgtool_h264_open(int width, int height, int crf, const char *preset, int threads, int fps,
+                                imgtool_video_error *error) {
+    last_log[0] = 0;
+    const char *why = NULL;
+    if (!imgtool_video_load(&why)) {
+        fail(error, imgtool_video_unsupported, why, 0);
+        return NULL;
+    }
+    const AVCodec *codec = p_avcodec_find_encoder_by_name("libx264");
+    if (!codec) {
+        fail(error, imgtool_video_unsupported, "the libavcodec loaded has no libx264 encoder", 0);
+        return NULL;
+    }
+    imgtool_h264 *h264 = calloc(1, sizeof *h264);
+    if (!h264 || !(h264->encoder = p_avcodec_alloc_context3(codec)) || !(h264->frame = p_av_frame_alloc()) ||
+        !(h264->packet = p_av_packet_alloc())) {
+        imgtool_h264_close(h264);
+        fail(error, imgtool_video_unsupported, "out of memory for the H.264 encoder", 0);
+        return NULL;
+    }
+    AVCodecContext *c = h264->encoder;
+    c->width = width;
+    c->height = height;
+    c->pix_fmt = AV_PIX_FMT_YUV420P;
+    c->time_base = (AVRational){1, 1000};
+    c->framerate = (AVRational){fps > 0 ? fps : 25, 1};
+    c->max_b_frames = 0;
+    c->thread_count = threads;
+    c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    c->colorspace = AVCOL_SPC_BT709;
+    c->color_primaries = AVCOL_PRI_BT709;
+    c->color_trc = AVCOL_TRC_BT709;
+    c->color_range = AVCOL_RANGE_MPEG;
+    char value[16];
+    snprintf(value, sizeof value, "%d", crf);
+    p_av_opt_set(c->priv_data, "crf", value, 0);
+    p_av_opt_set(c->priv_data, "preset", preset, 0);
+    int status = p_avcodec_open2(c, codec, NULL);
+    if (status < 0) {
+        fail(error, imgtool_video_unsupported, "libx264 could not start", status);
+        imgtool_h264_close(h264);
+        return NULL;
+    }
+    h264->frame->format = AV_PIX_FMT_YUV420P;
+    h264->frame->width = width;
+    h264->frame->height = height;
+    if ((status = p_av_frame_get_buffer(h264->frame, 0)) < 0) {
+        fail(error, imgtool_video_unsupported, "out of memory for an H.264 frame", status);
+        imgtool_h264_close(h264);
+        return NULL;
+    }
+    return h264;
+}
+
+const uint8_t *imgtool_h264_extradata(const imgtool_h264 *h264, int *size) {
+    *size = h264->encoder->extradata_size;
+    return h264->encoder->extradata;
+}
+
+int imgtool_h264_frame(imgtool_h264 *h264, uint8_t *planes[3], int strides[3], imgtool_video_error *error) {
+    int status = p_av_frame_make_writable(h264->frame);
+    if (status < 0) {
+        fail(error, imgtool_video_unsupported, "out of memory for an H.264 frame", status);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        planes[i] = h264->frame->data[i];
+        strides[i] = h264->frame->linesize[i];
+    }
+    return 1;
+}
+
+int imgtool_h264_send(imgtool_h264 *h264, int64_t pts, int end, imgtool_video_error *error) {
+    last_log[0] = 0;
+    int status;
+    if (end) {
+        if (h264->sent_end) return 1;
+        h264->sent_end = 1;
+        status = p_avcodec_send_frame(h264->encoder, NULL);
+    } else {
+        h264->frame->pts = pts;
+        status = p_avcodec_send_frame(h264->encoder, h264->frame);
+    }
+    if (status < 0 && status != AVERROR_EOF) {
+        fail(error, imgtool_video_corrupt, "libx264 could not encode a frame", status);
+        return 0;
+    }
+    return 1;
+}
+
+int imgtool_h264_receive(imgtool_h264 *h264, uint8_t **data, int *size, int64_t *pts, int64_t *dts, int *key,
+                         imgtool_video_error *error) {
+    p_av_packet_unref(h264->packet);
+    int status = p_avcodec_receive_packet(h264->encoder, h264->packet);
+    if (status == AVERROR(EAGAIN) || status == AVERROR_EOF) return 0;
+    if (status < 0) {
+        fail(error, imgtool_video_corrupt, "libx264 could not encode a frame", status);
+        return -1;
+    }
+    *data = h264->packet->data;
+    *size = h264->packet->size;
+    *pts = h264->packet->pts;
+    *dts = h264->packet->dts;
+    *key = (h264->packet->flags & AV_PKT_FLAG_KEY) != 0;
+    return 1;
 }

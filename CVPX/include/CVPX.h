@@ -64,6 +64,12 @@ int imgtool_vpx_next_packet(imgtool_vpx *vpx, int stream, const uint8_t **data, 
 /// Frees the encoders.
 void imgtool_vpx_destroy(imgtool_vpx *vpx);
 
+/// The shim's RGBA to YUV conversion on its own (for the H.264 encoder): `width` x `height` RGBA
+/// samples into 4:2:0 planes of the even size (the last column and row repeated), BT.709 limited
+/// range.
+void imgtool_rgba_to_i420(const uint8_t *rgba, size_t stride, int width, int height, uint8_t *const planes[3],
+                          const int strides[3]);
+
 /// libvpx's version ("v1.12.0").
 const char *imgtool_vpx_version(void);
 

@@ -99,7 +99,10 @@ struct WebMWriterTests {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        // A frame with side data (x264's SEI) prints more fields after a comma.
+        return text.split(separator: "\n").compactMap { line in
+            line.split(separator: ",").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
     }
 
     /// ffmpeg's decode of `path` to RGBA frames, one per frame stored (no frame repeated to a

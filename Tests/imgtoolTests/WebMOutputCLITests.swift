@@ -24,7 +24,7 @@ struct WebMOutputCLITests {
         return run.stdout.split(separator: "\n").joined(separator: ",")
     }
 
-    @Test("A GIF to .webm and to standard output with --format webm: the same frames and duration")
+    @Test("A GIF to .webm, to standard output with --format webm, and to .mp4: the same frames and duration")
     func fileAndPipe() throws {
         let folder = try makeTemporaryFolder("webm-cli")
         let source = try ImageSource(contentsOf: Self.spinner)
@@ -43,5 +43,12 @@ struct WebMOutputCLITests {
         #expect(piped.status == 0, "\(piped.stderr)")
         try Data(piped.output).write(to: URL(fileURLWithPath: folder + "/piped.webm"))
         #expect(try Self.probe(folder + "/piped.webm") == expected)
+        // .mp4 picks the H.264 writer (when libavcodec and its libx264 encoder are installed).
+        guard MP4Codec().isAvailable else { return }
+        let mp4 = try CLIRunner.run(
+            ["convert", Self.spinner, "out.mp4", "--quality", "60", "--level", "3"], in: folder)
+        #expect(mp4.status == 0, "\(mp4.stderr)")
+        #expect(try Self.probe(folder + "/out.mp4") == expected.replacingOccurrences(of: "vp9", with: "h264"))
+        #expect(mp4.stderr.contains("note: out.mp4: MP4 has no play count"), "\(mp4.stderr)")
     }
 }
