@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Writing video, issue 44's benchmark (b) for WebM: a 200-frame screencast-like GIF (640x360, made
-here with Pillow: a window whose text is typed line by line, a moving pointer, a scrolling pane)
-to WebM, imgtool against `ffmpeg -i in.gif -c:v libvpx-vp9` with the same encoder settings: the
-same libvpx, constant quality (imgtool's default --quality 60 is cq-level 25: ffmpeg -crf 25
--b:v 0), cpu-used 5 (imgtool's default --level 4), good deadline, lag 25 with alt-ref frames,
-row-mt and the same tile columns, both cores, BT.709 limited range 4:2:0 tagged.
+"""Writing video, issue 44's benchmark (b): a 200-frame screencast-like GIF (640x360, made here
+with Pillow: a window whose text is typed line by line, a moving pointer, a scrolling pane) to
+WebM and MP4, imgtool against `ffmpeg -i in.gif` with the same encoder settings:
+- WebM: the same libvpx, constant quality (imgtool's default --quality 60 is cq-level 25: ffmpeg
+  -crf 25 -b:v 0), cpu-used 5 (imgtool's default --level 4), good deadline, lag 25 with alt-ref
+  frames, row-mt and the same tile columns, both cores, BT.709 limited range 4:2:0 tagged.
+- MP4: the same libx264 (inside libavcodec59), crf 23 (imgtool's default --quality 55), preset
+  medium, no B-frames (imgtool writes none), yuv420p BT.709, moov first (-movflags +faststart);
+  and, for reference, ffmpeg's default with B-frames.
 
 Prints median wall time and mean CPU time (interleaved trials), output size, peak memory, and
 butteraugli (max and 3-norm) and PSNR of sampled frames against the GIF's own frames, as
@@ -71,6 +74,12 @@ if not os.path.exists(gif):
     make_gif(gif)
 ours = os.path.join(work, "imgtool.webm")
 theirs = os.path.join(work, "ffmpeg.webm")
+ours_mp4 = os.path.join(work, "imgtool.mp4")
+theirs_mp4 = os.path.join(work, "ffmpeg.mp4")
+theirs_bf = os.path.join(work, "ffmpeg-bframes.mp4")
+bt709 = ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-colorspace", "bt709",
+         "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
+x264 = ["-c:v", "libx264", "-crf", "23", "-preset", "medium", "-threads", "0", "-movflags", "+faststart"]
 tiles = 0
 while tiles < 6 and (W >> (tiles + 1)) >= 256:
     tiles += 1
@@ -82,6 +91,9 @@ cmds = {
         "-c:v", "libvpx-vp9", "-crf", "25", "-b:v", "0", "-deadline", "good", "-cpu-used", "5", "-row-mt", "1",
         "-tile-columns", str(tiles), "-threads", threads, "-lag-in-frames", "25", "-auto-alt-ref", "1",
         "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv", theirs],
+    "imgtool mp4": [imgtool, "convert", gif, ours_mp4, "--force"],
+    "ffmpeg libx264 -bf 0": ["ffmpeg", "-v", "error", "-y", "-i", gif, *bt709, *x264, "-bf", "0", theirs_mp4],
+    "ffmpeg libx264 (B-frames)": ["ffmpeg", "-v", "error", "-y", "-i", gif, *bt709, *x264, theirs_bf],
 }
 
 b.keep_core_busy(args.busy)
@@ -113,16 +125,19 @@ sampled = [20, 60, 100, 140, 180]
 for index in sampled:
     save_png(reference[index], os.path.join(work, f"ref-{index}.png"))
 rows = []
-base = statistics.median(w for w, _ in samples["imgtool"]) if "imgtool" in samples else None
-for name, path in [("imgtool", ours), ("ffmpeg libvpx-vp9", theirs)]:
+outputs = [("imgtool", ours, "imgtool"), ("ffmpeg libvpx-vp9", theirs, "imgtool"),
+           ("imgtool mp4", ours_mp4, "imgtool mp4"), ("ffmpeg libx264 -bf 0", theirs_mp4, "imgtool mp4"),
+           ("ffmpeg libx264 (B-frames)", theirs_bf, "imgtool mp4")]
+for name, path, against in outputs:
     if name not in samples:
         continue
+    base = statistics.median(w for w, _ in samples[against]) if against in samples else None
     walls = [w for w, _ in samples[name]]
     cpu = statistics.fmean(c for _, c in samples[name])
     decoded = frames_rgb(path)
     scores, norms = [], []
     for index in sampled:
-        distorted = os.path.join(work, f"{name.split()[0]}-{index}.png")
+        distorted = os.path.join(work, f"{os.path.basename(path)}-{index}.png")
         save_png(decoded[index], distorted)
         text = subprocess.run(["butteraugli_main", os.path.join(work, f"ref-{index}.png"), distorted, "--pnorm", "3"],
                               capture_output=True, text=True, check=True).stdout
@@ -135,7 +150,7 @@ for name, path in [("imgtool", ours), ("ffmpeg libvpx-vp9", theirs)]:
                  f"{statistics.fmean(scores):.3f}", f"{statistics.fmean(norms):.3f}",
                  f"{psnr([reference[i] for i in sampled], [decoded[i] for i in sampled]):.2f} dB"])
 
-print(f"# GIF to WebM ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
+print(f"# GIF to WebM and MP4 ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 print(f"Input: {FRAMES}-frame {W}x{H} screencast GIF, {os.path.getsize(gif) / 1024:.0f} KiB. Butteraugli and "
       f"PSNR of frames {', '.join(map(str, sampled))} against the GIF's.\n")
 print(b.table(["tool", "wall", "vs imgtool", "CPU", "size", "peak memory", "frames", "butteraugli max (mean)",
