@@ -123,6 +123,19 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]
         ),
+        // libvpx's VP9 encoder for WebM output, linked: libvpx is BSD-licensed (Debian 12's libvpx7;
+        // building needs libvpx-dev). The shim converts RGBA to YUV and keeps libvpx's types out of
+        // Swift (see CVPX/include/CVPX.h).
+        .target(
+            name: "CVPX",
+            path: "CVPX",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("vpx")]
+        ),
         // FreeType, HarfBuzz, FriBidi and fontconfig for --text, loaded on the first caption and never
         // linked (see CText/include/CText.h). FreeType's headers include each other from
         // /usr/include/freetype2, where Debian's libfreetype-dev puts them.
@@ -180,7 +193,7 @@ let package = Package(
             name: "ImgToolKit",
             dependencies: [
                 "CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor", "CCurlFetch",
-                "CText", "CVideo",
+                "CText", "CVideo", "CVPX",
             ],
             swiftSettings: strictSwift
         ),

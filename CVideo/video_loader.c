@@ -16,6 +16,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/display.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 
 #define FORMAT_FUNCTIONS(X)     \
@@ -60,7 +61,13 @@
     X(av_color_range_name)          \
     X(av_color_transfer_name)       \
     X(av_color_primaries_name)      \
-    X(av_get_pix_fmt_name)
+    X(av_get_pix_fmt_name)          \
+    X(avcodec_find_encoder_by_name) \
+    X(avcodec_send_frame)           \
+    X(avcodec_receive_packet)       \
+    X(av_frame_get_buffer)          \
+    X(av_frame_make_writable)       \
+    X(av_opt_set)
 
 #define DECLARE(name) static __typeof__(&name) p_##name;
 FORMAT_FUNCTIONS(DECLARE)
@@ -537,6 +544,22 @@ static inline int sample(const uint8_t *row, int x, int wide) {
 
 // Converts the decoded frame into `rgba`. Returns 0 with `error` filled for what it cannot show.
 static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_error *error) {
+    if (frame->format == AV_PIX_FMT_GBRP) {
+        // RGB stored as planes (VP9 profile 1 with the identity matrix: lossless WebM): copied.
+        for (int y = 0; y < frame->height; y++) {
+            const uint8_t *g = frame->data[0] + (ptrdiff_t)y * frame->linesize[0];
+            const uint8_t *b = frame->data[1] + (ptrdiff_t)y * frame->linesize[1];
+            const uint8_t *r = frame->data[2] + (ptrdiff_t)y * frame->linesize[2];
+            uint8_t *out = rgba + (size_t)y * (size_t)frame->width * 4;
+            for (int x = 0; x < frame->width; x++, out += 4) {
+                out[0] = r[x];
+                out[1] = g[x];
+                out[2] = b[x];
+                out[3] = 255;
+            }
+        }
+        return 1;
+    }
     int shift_x = 1, shift_y = 1, bits = 8, alpha = 0, full_range = frame->color_range == AVCOL_RANGE_JPEG;
     switch (frame->format) {
     case AV_PIX_FMT_YUVJ420P: full_range = 1; break;
@@ -552,7 +575,7 @@ static int convert_frame(const AVFrame *frame, uint8_t *rgba, imgtool_video_erro
     default: {
         char what[128];
         const char *pixels = p_av_get_pix_fmt_name(frame->format);
-        snprintf(what, sizeof what, "frames in %s are not supported (8- and 10-bit 4:2:0, 4:2:2 and 4:4:4 are)",
+        snprintf(what, sizeof what, "frames in %s are not supported (8- and 10-bit 4:2:0, 4:2:2 and 4:4:4, and 8-bit RGB planes are)",
                  pixels ? pixels : "an unknown pixel format");
         fail(error, imgtool_video_unsupported, what, 0);
         return 0;
@@ -721,4 +744,131 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
             return -1;
         }
     }
+}
+
+// H.264 encoding for MP4 output, through libavcodec's libx264 encoder (see CVideo.h).
+struct imgtool_h264 {
+    AVCodecContext *encoder;
+    AVFrame *frame;
+    AVPacket *packet;
+    int sent_end;
+};
+
+int imgtool_h264_available(void) {
+    return imgtool_video_load(NULL) && p_avcodec_find_encoder_by_name("libx264") != NULL;
+}
+
+void imgtool_h264_close(imgtool_h264 *h264) {
+    if (!h264) return;
+    p_avcodec_free_context(&h264->encoder);
+    p_av_frame_free(&h264->frame);
+    p_av_packet_free(&h264->packet);
+    free(h264);
+}
+
+imgtool_h264 *imgtool_h264_open(int width, int height, int crf, const char *preset, int threads, int fps,
+                                imgtool_video_error *error) {
+    last_log[0] = 0;
+    const char *why = NULL;
+    if (!imgtool_video_load(&why)) {
+        fail(error, imgtool_video_unsupported, why, 0);
+        return NULL;
+    }
+    const AVCodec *codec = p_avcodec_find_encoder_by_name("libx264");
+    if (!codec) {
+        fail(error, imgtool_video_unsupported, "the libavcodec loaded has no libx264 encoder", 0);
+        return NULL;
+    }
+    imgtool_h264 *h264 = calloc(1, sizeof *h264);
+    if (!h264 || !(h264->encoder = p_avcodec_alloc_context3(codec)) || !(h264->frame = p_av_frame_alloc()) ||
+        !(h264->packet = p_av_packet_alloc())) {
+        imgtool_h264_close(h264);
+        fail(error, imgtool_video_unsupported, "out of memory for the H.264 encoder", 0);
+        return NULL;
+    }
+    AVCodecContext *c = h264->encoder;
+    c->width = width;
+    c->height = height;
+    c->pix_fmt = AV_PIX_FMT_YUV420P;
+    c->time_base = (AVRational){1, 1000};
+    c->framerate = (AVRational){fps > 0 ? fps : 25, 1};
+    c->max_b_frames = 0;
+    c->thread_count = threads;
+    c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    c->colorspace = AVCOL_SPC_BT709;
+    c->color_primaries = AVCOL_PRI_BT709;
+    c->color_trc = AVCOL_TRC_BT709;
+    c->color_range = AVCOL_RANGE_MPEG;
+    char value[16];
+    snprintf(value, sizeof value, "%d", crf);
+    p_av_opt_set(c->priv_data, "crf", value, 0);
+    p_av_opt_set(c->priv_data, "preset", preset, 0);
+    int status = p_avcodec_open2(c, codec, NULL);
+    if (status < 0) {
+        fail(error, imgtool_video_unsupported, "libx264 could not start", status);
+        imgtool_h264_close(h264);
+        return NULL;
+    }
+    h264->frame->format = AV_PIX_FMT_YUV420P;
+    h264->frame->width = width;
+    h264->frame->height = height;
+    if ((status = p_av_frame_get_buffer(h264->frame, 0)) < 0) {
+        fail(error, imgtool_video_unsupported, "out of memory for an H.264 frame", status);
+        imgtool_h264_close(h264);
+        return NULL;
+    }
+    return h264;
+}
+
+const uint8_t *imgtool_h264_extradata(const imgtool_h264 *h264, int *size) {
+    *size = h264->encoder->extradata_size;
+    return h264->encoder->extradata;
+}
+
+int imgtool_h264_frame(imgtool_h264 *h264, uint8_t *planes[3], int strides[3], imgtool_video_error *error) {
+    int status = p_av_frame_make_writable(h264->frame);
+    if (status < 0) {
+        fail(error, imgtool_video_unsupported, "out of memory for an H.264 frame", status);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        planes[i] = h264->frame->data[i];
+        strides[i] = h264->frame->linesize[i];
+    }
+    return 1;
+}
+
+int imgtool_h264_send(imgtool_h264 *h264, int64_t pts, int end, imgtool_video_error *error) {
+    last_log[0] = 0;
+    int status;
+    if (end) {
+        if (h264->sent_end) return 1;
+        h264->sent_end = 1;
+        status = p_avcodec_send_frame(h264->encoder, NULL);
+    } else {
+        h264->frame->pts = pts;
+        status = p_avcodec_send_frame(h264->encoder, h264->frame);
+    }
+    if (status < 0 && status != AVERROR_EOF) {
+        fail(error, imgtool_video_corrupt, "libx264 could not encode a frame", status);
+        return 0;
+    }
+    return 1;
+}
+
+int imgtool_h264_receive(imgtool_h264 *h264, uint8_t **data, int *size, int64_t *pts, int64_t *dts, int *key,
+                         imgtool_video_error *error) {
+    p_av_packet_unref(h264->packet);
+    int status = p_avcodec_receive_packet(h264->encoder, h264->packet);
+    if (status == AVERROR(EAGAIN) || status == AVERROR_EOF) return 0;
+    if (status < 0) {
+        fail(error, imgtool_video_corrupt, "libx264 could not encode a frame", status);
+        return -1;
+    }
+    *data = h264->packet->data;
+    *size = h264->packet->size;
+    *pts = h264->packet->pts;
+    *dts = h264->packet->dts;
+    *key = (h264->packet->flags & AV_PKT_FLAG_KEY) != 0;
+    return 1;
 }

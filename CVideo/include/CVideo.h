@@ -93,6 +93,37 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
 /// (`error` filled).
 int imgtool_video_seek(imgtool_video *video, int index, imgtool_video_error *error);
 
+/// H.264 encoding for MP4 output through libavcodec's libx264 encoder (GPL, so loaded as the
+/// decoders are, never linked): 8-bit 4:2:0, BT.709 limited range in the VUI, no B-frames (each
+/// packet's decoding time is its presentation time), the SPS and PPS in the extradata (Annex B),
+/// packets in Annex B.
+typedef struct imgtool_h264 imgtool_h264;
+
+/// Whether libavcodec loads and has the libx264 encoder.
+int imgtool_h264_available(void);
+
+/// Starts an encoder of `width` x `height` (even) at constant rate factor `crf` (0-51) with x264's
+/// `preset`, `threads` threads, timestamps in milliseconds, `fps` the average rate (for the
+/// level and rate control). NULL with `error` filled on failure.
+imgtool_h264 *imgtool_h264_open(int width, int height, int crf, const char *preset, int threads, int fps,
+                                imgtool_video_error *error);
+void imgtool_h264_close(imgtool_h264 *h264);
+
+/// The SPS and PPS NAL units, Annex B (start codes).
+const uint8_t *imgtool_h264_extradata(const imgtool_h264 *h264, int *size);
+
+/// The planes of the next frame to fill (Y, Cb, Cr) and their strides. Returns 1, or 0 with `error`.
+int imgtool_h264_frame(imgtool_h264 *h264, uint8_t *planes[3], int strides[3], imgtool_video_error *error);
+
+/// Sends the frame filled through `imgtool_h264_frame`, shown at `pts` ms; `end` 1 sends the end
+/// instead. Returns 1, or 0 with `error`.
+int imgtool_h264_send(imgtool_h264 *h264, int64_t pts, int end, imgtool_video_error *error);
+
+/// The next packet (valid until the next call): 1, 0 when the encoder wants more frames or has
+/// ended, -1 with `error`.
+int imgtool_h264_receive(imgtool_h264 *h264, uint8_t **data, int *size, int64_t *pts, int64_t *dts, int *key,
+                         imgtool_video_error *error);
+
 /// The YUV to RGB step on its own (tests): one 8-bit sample triple to RGB with `bt709` (else
 /// BT.601) coefficients and `full_range` (else limited) levels.
 void imgtool_video_yuv_to_rgb(int y, int cb, int cr, int bt709, int full_range, uint8_t rgb[3]);

@@ -23,6 +23,20 @@ extension ImageFormat {
 /// With a ``DecoderIsolation`` installed (the `imgtool` command installs one), FFmpeg runs in a
 /// child process that streams the frames: a crash inside it fails that input with `corrupt` and a
 /// message naming the signal (`libavcodec crashed decoding it (SIGSEGV)`).
+///
+/// Written as H.264 (x264 through the same libavcodec, loaded at run time) in an MP4 of imgtool's
+/// own muxer, `moov` first (fast start). Options read when writing:
+/// - ``ImageWriteOptions/quality`` 0-100 (default 55) becomes x264's constant rate factor
+///   `crf = round((100 - quality) x 51 / 100)`: 55 is crf 23, x264's default.
+/// - ``ImageWriteOptions/compressionLevel`` 0-9 picks x264's preset, from ultrafast (0) through
+///   fast (4), medium (5, the default), slow (6) to placebo (9).
+/// - ``ImageWriteOptions/background``: H.264 has no alpha, so frames are flattened onto it (white
+///   by default).
+///
+/// Frames are BT.709 limited-range 4:2:0 (yuv420p, as browsers play), odd sides padded to even by
+/// repeating the last column or row, timestamps in milliseconds from the delays as for
+/// ``WebMCodec``; no B-frames. Without libavcodec or its libx264 encoder, writing fails with
+/// `unsupportedFormat` naming the package.
 public struct MP4Codec: ImageCodec {
     /// Creates the codec.
     public init() {}
@@ -33,8 +47,8 @@ public struct MP4Codec: ImageCodec {
     public var displayName: String { "MPEG-4 / QuickTime video" }
     /// `mp4`, `m4v`, `mov`.
     public var extensions: [String] { ["mp4", "m4v", "mov"] }
-    /// Reads (when FFmpeg's libraries are installed).
-    public var capabilities: CodecCapabilities { [.read] }
+    /// Reads and writes (when FFmpeg's libraries are installed).
+    public var capabilities: CodecCapabilities { [.read, .write, .writeAnimation] }
 
     /// Whether libavformat and libavcodec could be loaded.
     public var isAvailable: Bool { VideoLibrary.problem == nil }
@@ -75,6 +89,17 @@ public struct MP4Codec: ImageCodec {
         -> any FrameSource
     {
         try VideoSource(data: data, limits: limits, format: .mp4, name: "MP4")
+    }
+}
+
+extension MP4Codec {
+    /// Writes an H.264 MP4 of every frame, with the options described above.
+    public func write(
+        _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) async throws(ImgToolError) {
+        let color = try OutputColor(source, options: options, container: .none)
+        try MP4Writer(options: options).encode(color.source, into: &sink, progress: progress)
     }
 }
 
