@@ -292,7 +292,16 @@ struct GIFWriterTests {
             guard case .rgba8(let got) = actual.samples, case .rgba8(let want) = wanted.samples else { continue }
             let error = zip(got, want).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
             #expect(Double(error) / Double(got.count) < 16)
-            #expect(Set(stride(from: 0, to: got.count, by: 4).map { got[$0..<$0 + 4].map(\.self) }).count <= 64)
+            // The first frame takes a palette of its own (it redraws everything, and the shared
+            // palette serves the three frames' colours); the later ones draw their band with the
+            // shared palette and keep the rest shown: the colours of two palettes of 64.
+            #expect(Set(stride(from: 0, to: got.count, by: 4).map { got[$0..<$0 + 4].map(\.self) }).count <= 128)
+        }
+        // Every colour table holds at most 64 colours (and the transparent entry, black padding).
+        let globalEntries = written[10] & 0x80 != 0 ? 2 << Int(written[10] & 7) : 0
+        let global = (0..<globalEntries).map { Array(written[13 + $0 * 3..<16 + $0 * 3]) }
+        for table in [global] + localTableColors(written).compactMap({ $0 }) {
+            #expect(Set(table).count <= 65)
         }
         // The static left column area does not flicker between frames 2 and 3.
         guard case .rgba8(let two) = decoded.frames[2].samples, case .rgba8(let three) = decoded.frames[3].samples
