@@ -11,7 +11,7 @@ import Testing
     .enabled(
         if: MP4Writer.isAvailable && VideoClips.ffmpeg != nil
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe")),
-    .serialized, .timeLimit(.minutes(2)))
+    .serialized, .timeLimit(.minutes(5)))
 struct MP4WriterTests {
     typealias Frames = WebMWriterTests.Frames
 

@@ -7,7 +7,7 @@ import Testing
 /// `--time A..B` and `--fps N` on made-up animations whose timelines are known: which frames
 /// are kept, their delays to the nanosecond, and where a source that can start at a later frame
 /// (a video) is asked to start.
-@Suite("Timeline operations", .timeLimit(.minutes(1)))
+@Suite("Timeline operations", .timeLimit(.minutes(5)))
 struct TimelineOperationTests {
     typealias ListSource = OperationsTests.ListSource
 

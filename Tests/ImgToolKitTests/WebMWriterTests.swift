@@ -13,7 +13,7 @@ private let ffprobePath = "/usr/bin/ffprobe"
 /// quality mapping, and the sizes the muxer patches in place.
 @Suite(
     "WebM writer", .enabled(if: VideoClips.ffmpeg != nil && FileManager.default.isExecutableFile(atPath: ffprobePath)),
-    .serialized, .timeLimit(.minutes(2)))
+    .serialized, .timeLimit(.minutes(5)))
 struct WebMWriterTests {
     static let ffprobe = ffprobePath
 
