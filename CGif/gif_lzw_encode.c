@@ -68,7 +68,7 @@ enum { CHECK_PIXELS = 1024 };
 
 size_t imgtool_gif_lzw_encode_choosing(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
-    int transparent_index, int defer_clear, uint8_t *out) {
+    int transparent_index, int defer_clear, uint8_t *out, int *filled) {
     uint32_t slots[SLOTS];
     const uint32_t clear = 1u << minimum_code_size;
     const uint32_t end_code = clear + 1;
@@ -80,6 +80,7 @@ size_t imgtool_gif_lzw_encode_choosing(
     out[0] = (uint8_t)minimum_code_size;
     Writer w = {out, 1, 0, 0, 0};
     emit(&w, clear, width);
+    int tables_filled = 0;
     if (count > 0) {
         memset(slots, 0xFF, sizeof slots);
         // Bits written and pixels coded: since the table was last started (its generation),
@@ -120,6 +121,7 @@ size_t imgtool_gif_lzw_encode_choosing(
                 slots[slot] = (prefix << 8 | first) << 12 | next_code;
                 next_code += 1;
                 if (next_code > (1u << width) && width < 12) width += 1;
+                if (next_code == 4096) tables_filled += 1;
                 if (next_code == 4096 && defer_clear) {
                     generation_rate = (double)(bits_written - generation_bits) / (double)(position - generation_start);
                     check_start = position;
@@ -154,9 +156,10 @@ size_t imgtool_gif_lzw_encode_choosing(
     out[w.block_start] = (uint8_t)w.block_used;
     size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
     out[end] = 0;
+    if (filled != NULL) *filled = tables_filled;
     return end + 1;
 }
 
 size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
-    return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out);
+    return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out, NULL);
 }

@@ -43,9 +43,11 @@ size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_
 ///   fewer bits than its generation did while it filled (checked every 1024 pixels): a clear
 ///   code comes only when the content has moved on. Decoders follow a full table as giflib does.
 /// The output is a valid image data block either way; `indices[i]` below `1 << minimum_code_size`.
+/// `*filled` (when not NULL) is set to how many times the table filled: 0 means keeping a full
+/// table would have written the same bytes.
 size_t imgtool_gif_lzw_encode_choosing(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
-    int transparent_index, int defer_clear, uint8_t *out);
+    int transparent_index, int defer_clear, uint8_t *out, int *filled);
 
 /// The index of the colour nearest to the OkLab point (`pl`, `pa`, `pb`) among `padded` colours
 /// given as three arrays of coordinates (`padded` a multiple of 8; colours past the real ones

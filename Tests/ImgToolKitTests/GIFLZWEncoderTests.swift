@@ -88,7 +88,7 @@ struct GIFLZWEncoderTests {
             let allTransparent = zip(indices, flags).map { $1 == 1 ? transparent : $0 }
             var choosing: [UInt8] = [0xAA]
             var fixed: [UInt8] = [0xAA]
-            indices.withUnsafeBufferPointer { indices in
+            _ = indices.withUnsafeBufferPointer { indices in
                 flags.withUnsafeBufferPointer { flags in
                     GIFLZWEncoder.encode(
                         indices, mayBeTransparent: flags, transparentIndex: transparent,

@@ -220,30 +220,57 @@ struct GIFFrameEncoder {
         return rect
     }
 
-    /// The rectangle drawn the way that compresses smaller, of three: its unchanged pixels drawn
-    /// in their colour or transparent as the LZW encoder finds shorter (``Variant/either``), all
-    /// transparent, or all in their colour (no transparent entry, which may save a bit per code
-    /// or a local table's entry). Ways whose colours fit no table are left out.
+    /// The rectangle drawn the way that compresses smaller, of two chosen by how often the colour
+    /// changes from one pixel to the next (LZW data grows with those changes): its unchanged
+    /// pixels drawn in their colour or transparent as the LZW encoder finds shorter
+    /// (``Variant/either``), and all transparent, or, where drawing them in their colour makes
+    /// clearly fewer changes, that way (no transparent entry, which may save a bit per code or a
+    /// local table's entry) and ``Variant/either``. Ways whose colours fit no table are left out.
     private func encodeBetterWay(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
         let displayed = displayed
-        let unchanged = target.withUnsafeBufferPointer { new in
+        let (opaqueRuns, transparentRuns, unchanged) = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in
+                var opaqueRuns = 0
+                var transparentRuns = 0
                 var unchanged = 0
+                var lastOpaque = new[rect.minY * width + rect.minX]
+                var lastTransparent = lastOpaque
                 for y in rect.minY...rect.maxY {
                     let row = y * width
                     for x in rect.minX...rect.maxX {
                         let pixel = new[row + x]
-                        unchanged &+= pixel != 0 && pixel == old[row + x] ? 1 : 0
+                        let same = pixel != 0 && pixel == old[row + x]
+                        let drawn = same ? 0 : pixel
+                        unchanged &+= same ? 1 : 0
+                        opaqueRuns &+= pixel != lastOpaque ? 1 : 0
+                        transparentRuns &+= drawn != lastTransparent ? 1 : 0
+                        lastOpaque = pixel
+                        lastTransparent = drawn
                     }
                 }
-                return unchanged
+                return (opaqueRuns, transparentRuns, unchanged)
             }
         }
         let variants: [Variant] =
-            unchanged == 0 ? [.opaqueUnchanged] : [.either, .transparentUnchanged, .opaqueUnchanged]
+            unchanged == 0
+            ? [.opaqueUnchanged]  // every way draws the same pixels
+            : opaqueRuns * 10 < transparentRuns * 9 ? [.opaqueUnchanged, .either] : [.either, .transparentUnchanged]
         for force in transparentIndex ? [true, false] : [false] {
-            let candidates = variants.compactMap { indexed(target, displayed: displayed, in: rect, variant: $0, force) }
-            if let best = candidates.map({ $0.compressed() }).min(by: { $0.size < $1.size }) { return best }
+            var candidates = variants.compactMap { indexed(target, displayed: displayed, in: rect, variant: $0, force) }
+            if candidates.isEmpty,
+                let fewest = indexed(target, displayed: displayed, in: rect, variant: .transparentUnchanged, force)
+            {
+                candidates = [fewest]
+            }
+            // Each way compressed clearing a full table at once; the smaller also keeping a full
+            // table while it compresses, when its table filled.
+            let compressed = candidates.map { ($0, $0.compressed(keepingFullTable: false)) }
+            guard let (indexed, (best, filled)) = compressed.min(by: { $0.1.encoded.size < $1.1.encoded.size }) else {
+                continue
+            }
+            guard filled else { return best }
+            let keeping = indexed.compressed(keepingFullTable: true).encoded
+            return keeping.size < best.size ? keeping : best
         }
         preconditionFailure("a frame with more colours than a GIF palette holds reached the encoder")
     }
@@ -257,20 +284,19 @@ struct GIFFrameEncoder {
         /// For ``Variant/either``: 1 where the pixel may be coded as the transparent index.
         var mayBeTransparent: [UInt8]?
 
-        func compressed() -> Encoded {
+        /// Compressed, with a full LZW table cleared at once or kept while it compresses;
+        /// `filled` says whether the table filled (if not, both ways give the same bytes).
+        func compressed(keepingFullTable: Bool) -> (encoded: Encoded, filled: Bool) {
             var data: [UInt8] = []
-            indices.withUnsafeBufferPointer { indices in
-                if let mayBeTransparent {
-                    mayBeTransparent.withUnsafeBufferPointer { flags in
-                        GIFLZWEncoder.encode(
-                            indices, mayBeTransparent: flags, transparentIndex: transparentIndex,
-                            minimumCodeSize: codeSize, into: &data)
-                    }
-                } else {
-                    GIFLZWEncoder.encode(indices, minimumCodeSize: codeSize, into: &data)
+            let filled = indices.withUnsafeBufferPointer { indices in
+                (mayBeTransparent ?? []).withUnsafeBufferPointer { flags in
+                    GIFLZWEncoder.encode(
+                        indices, mayBeTransparent: mayBeTransparent == nil ? nil : flags,
+                        transparentIndex: transparentIndex, minimumCodeSize: codeSize,
+                        keepingFullTable: keepingFullTable, into: &data)
                 }
             }
-            return Encoded(localTable: localTable, transparentIndex: transparentIndex, data: data)
+            return (Encoded(localTable: localTable, transparentIndex: transparentIndex, data: data), filled)
         }
     }
 

@@ -30,10 +30,12 @@ enum GIFLZWEncoder {
     /// an image large enough to fill the table is compressed twice, clearing a full table at
     /// once and keeping it while it still pays (`imgtool_gif_lzw_encode_choosing`), and the
     /// shorter kept. `keepingFullTable` `true` or `false` asks for one of the two ways.
+    /// - Returns: whether the table filled (when it did not, both ways write the same bytes).
+    @discardableResult
     static func encode(
         _ indices: UnsafeBufferPointer<UInt8>, mayBeTransparent: UnsafeBufferPointer<UInt8>?, transparentIndex: UInt8?,
         minimumCodeSize: Int, keepingFullTable: Bool? = nil, into output: inout [UInt8]
-    ) {
+    ) -> Bool {
         precondition((2...8).contains(minimumCodeSize), "minimum code size out of range")
         assert(indices.allSatisfy { Int($0) < 1 << minimumCodeSize }, "an index does not fit the minimum code size")
         assert(mayBeTransparent.map { $0.count == indices.count } ?? true, "one flag per index")
@@ -43,19 +45,22 @@ enum GIFLZWEncoder {
         let ways = keepingFullTable == nil && indices.count >= 4096 - (1 << minimumCodeSize) ? 2 : 1
         output.append(contentsOf: repeatElement(0, count: capacity * ways))
         let transparent = Int32(transparentIndex.map(Int.init) ?? -1)
+        var filled: Int32 = 0
         let kept = output.withUnsafeMutableBufferPointer { bytes in
             let base = bytes.baseAddress.unsafelyUnwrapped + start
             let clearing = imgtool_gif_lzw_encode_choosing(
                 indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, Int32(minimumCodeSize), transparent,
-                keepingFullTable == true ? 1 : 0, base)
-            guard ways == 2 else { return clearing }
+                keepingFullTable == true ? 1 : 0, base, &filled)
+            // A table that never filled was never cleared: keeping it changes nothing.
+            guard ways == 2, filled > 0 else { return clearing }
             let keeping = imgtool_gif_lzw_encode_choosing(
                 indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, Int32(minimumCodeSize), transparent,
-                1, base + capacity)
+                1, base + capacity, nil)
             guard keeping < clearing else { return clearing }
             (base).update(from: base + capacity, count: keeping)
             return keeping
         }
         output.removeLast(capacity * ways - kept)
+        return filled > 0
     }
 }
