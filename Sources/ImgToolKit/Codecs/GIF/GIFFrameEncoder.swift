@@ -307,37 +307,43 @@ struct GIFFrameEncoder {
         _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool
     ) -> Indexed? {
         let width = width
-        // One pass: the colours drawn, in order of first use, and each pixel's position among them
-        // (its index in a local table; 0 for now where the pixel is drawn transparent).
+        // One pass: the colours drawn, in order of first use, each pixel's position among them
+        // (its index in a local table; 0 for now where the pixel is drawn transparent), and, for
+        // ``Variant/either``, which pixels may be coded transparent (those the canvas shows).
         var colors = GIFColorIndex(capacity: 256)
         var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
+        var flags = [UInt8](repeating: 0, count: variant == .either ? indices.count : 0)
         var transparentPositions = 0
         let fits: Bool = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in
                 indices.withUnsafeMutableBufferPointer { out in
-                    var position = 0
-                    var last: UInt32 = 0
-                    var lastIndex: UInt8 = 0
-                    for y in rect.minY...rect.maxY {
-                        let row = y * width
-                        for x in rect.minX...rect.maxX {
-                            let pixel = new[row + x]
-                            if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
-                                transparentPositions += 1
-                                out[position] = 0
+                    flags.withUnsafeMutableBufferPointer { unchanged in
+                        let flagging = variant == .either
+                        var position = 0
+                        var last: UInt32 = 0
+                        var lastIndex: UInt8 = 0
+                        for y in rect.minY...rect.maxY {
+                            let row = y * width
+                            for x in rect.minX...rect.maxX {
+                                let pixel = new[row + x]
+                                if pixel == 0 || (variant == .transparentUnchanged && pixel == old[row + x]) {
+                                    transparentPositions += 1
+                                    out[position] = 0
+                                    position += 1
+                                    continue
+                                }
+                                if pixel != last {
+                                    guard let index = colors.indexAdding(pixel) else { return false }
+                                    last = pixel
+                                    lastIndex = index
+                                }
+                                if flagging && pixel == old[row + x] { unchanged[position] = 1 }
+                                out[position] = lastIndex
                                 position += 1
-                                continue
                             }
-                            if pixel != last {
-                                guard let index = colors.indexAdding(pixel) else { return false }
-                                last = pixel
-                                lastIndex = index
-                            }
-                            out[position] = lastIndex
-                            position += 1
                         }
+                        return true
                     }
-                    return true
                 }
             }
         }
@@ -396,28 +402,8 @@ struct GIFFrameEncoder {
                 }
             }
         }
-        var mayBeTransparent: [UInt8]?
-        if variant == .either {
-            var flags = [UInt8](repeating: 0, count: indices.count)
-            target.withUnsafeBufferPointer { new in
-                displayed.withUnsafeBufferPointer { old in
-                    flags.withUnsafeMutableBufferPointer { out in
-                        var position = 0
-                        for y in rect.minY...rect.maxY {
-                            let row = y * width
-                            for x in rect.minX...rect.maxX {
-                                let pixel = new[row + x]
-                                out[position] = pixel != 0 && pixel == old[row + x] ? 1 : 0
-                                position += 1
-                            }
-                        }
-                    }
-                }
-            }
-            mayBeTransparent = flags
-        }
         return Indexed(
             localTable: localTable, transparentIndex: transparentIndex, codeSize: codeSize, indices: indices,
-            mayBeTransparent: mayBeTransparent)
+            mayBeTransparent: variant == .either ? flags : nil)
     }
 }
