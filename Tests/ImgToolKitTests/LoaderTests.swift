@@ -128,6 +128,22 @@ struct LoaderTests {
         #expect(await sequential.fetchCount == 2)
     }
 
+    @Test("A merge naming one URL as the first overlay and as a later one fetches it once")
+    func mergeCoalescesAcrossItsLoads() async throws {
+        // Given a merge whose first overlay (its own `async let`) and third overlay (the loader's
+        // task group) are the same URL, with a fetcher that answers at once, so the first load
+        // can finish before the group starts: the uses must all be announced before any load
+        for _ in 0..<50 {
+            let loader = ImageLoader(fetcher: try Self.fetcher(count: 3, frozen: false))
+            let overlays = try [Self.url(1), Self.url(2), Self.url(1)].map { try ImageInput($0) }
+            let result = try await ImageMerger(loader: loader).merge(
+                background: try ImageInput(Self.url(0)), overlays: overlays)
+            // Then each URL was fetched once, and the merge has every overlay
+            #expect(await loader.fetchCount == 3)
+            #expect(result.image.width == 2)
+        }
+    }
+
     @Test("Cancelling the caller stops every fetch")
     func callerCancellation() async throws {
         let fetcher = try Self.fetcher(count: 3)

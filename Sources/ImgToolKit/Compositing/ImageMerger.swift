@@ -87,10 +87,12 @@ public struct ImageMerger: Sendable {
     ) async throws(ImgToolError) -> (LoadedImage, [LoadedImage], [ImgToolError]) {
         let loader = self.loader
         let keepGoing = loader.options.keepGoing
-        await loader.expect([background, first])
+        // Every use is announced before any load starts: the first overlay's URL may also be a
+        // later overlay's, and its bytes must outlive the first load for the group to share them
+        await loader.expect([background, first] + rest)
         async let backgroundResult = loader.load(background, index: 0)
         async let firstResult = loader.loadOne(first, index: 1)
-        async let restResults = loader.loadResults(rest, firstIndex: 2)
+        async let restResults = loader.loadAnnouncedResults(rest, firstIndex: 2)
         do {
             let (base, firstOverlay) = try await (backgroundResult, firstResult)
             let others = await restResults

@@ -109,6 +109,13 @@ public struct ImageLoader: Sendable {
         await run(inputs, firstIndex: firstIndex).results
     }
 
+    /// ``loadResults(_:firstIndex:)`` for inputs whose uses the caller has already announced with
+    /// ``expect(_:)``, together with the loads it runs beside this one, before starting any of
+    /// them: a URL that another load finishes first is then still shared, not fetched again.
+    func loadAnnouncedResults(_ inputs: [ImageInput], firstIndex: Int) async -> [Result<LoadedImage, ImgToolError>] {
+        await run(inputs, firstIndex: firstIndex, announced: true).results
+    }
+
     /// Loads one input (reporting its states under `index`).
     /// - Throws: ``ImgToolError`` naming the input.
     public func load(_ input: ImageInput, index: Int = 0) async throws(ImgToolError) -> LoadedImage {
@@ -127,9 +134,9 @@ public struct ImageLoader: Sendable {
     }
 
     private func run(
-        _ inputs: [ImageInput], firstIndex: Int
+        _ inputs: [ImageInput], firstIndex: Int, announced: Bool = false
     ) async -> (results: [Result<LoadedImage, ImgToolError>], firstFailure: ImgToolError?) {
-        await coalescer.expect(inputs.compactMap(Self.remoteKey))
+        if !announced { await coalescer.expect(inputs.compactMap(Self.remoteKey)) }
         var results = [Result<LoadedImage, ImgToolError>?](repeating: nil, count: inputs.count)
         var firstFailure: ImgToolError?
         let keepGoing = options.keepGoing
