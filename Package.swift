@@ -61,7 +61,7 @@ let package = Package(
                 .enableWarning("extra"),
                 .treatAllWarnings(as: .error),
             ],
-            linkerSettings: [.linkedLibrary("gif")]
+            linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("m")]
         ),
         // libwebp reports errors by return code too; the module map links libwebp and libwebpmux
         // (WebPAnimEncoder). libwebpdemux (WebPAnimDecoder) is linked by the tests only, which

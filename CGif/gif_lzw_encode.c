@@ -6,6 +6,7 @@
 // 64-bit buffer and written straight into the sub-blocks.
 #include "CGif.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { SLOTS = 1 << 13, EMPTY = 0xFFFFFFFFu };
@@ -162,4 +163,163 @@ size_t imgtool_gif_lzw_encode_choosing(
 
 size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
     return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out, NULL);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lossy LZW: the dictionary as a trie (each code's children chained), so that a string can be
+// continued by any child whose colour is close enough to the pixel, not only by its own index.
+
+enum { NONE = 0xFFFF };
+
+static float srgb_to_linear(float v) {
+    return v <= 0.04045f ? v / 12.92f : powf((v + 0.055f) / 1.055f, 2.4f);
+}
+
+// OkLab of a packed colour (red in the low byte).
+static void oklab_of(uint32_t color, float lab[3]) {
+    const float r = srgb_to_linear((float)(color & 0xFF) / 255.0f);
+    const float g = srgb_to_linear((float)(color >> 8 & 0xFF) / 255.0f);
+    const float b = srgb_to_linear((float)(color >> 16 & 0xFF) / 255.0f);
+    const float l = cbrtf(0.4122214708f * r + 0.5363325363f * g + 0.0514459929f * b);
+    const float m = cbrtf(0.2119034982f * r + 0.6806995451f * g + 0.1073969566f * b);
+    const float s = cbrtf(0.0883024619f * r + 0.2817188376f * g + 0.6299787005f * b);
+    lab[0] = 0.2104542553f * l + 0.7936177850f * m - 0.0040720468f * s;
+    lab[1] = 1.9779984951f * l - 2.4285922050f * m + 0.4505937099f * s;
+    lab[2] = 0.0259040371f * l + 0.7827717662f * m - 0.8086757660f * s;
+}
+
+// One step of the search for the longest string the table holds within the error: a node, how
+// many pixels its string covers, and the error diffused to the pixel after it.
+typedef struct {
+    uint16_t node;
+    uint16_t length;
+    float error[3];
+    float total;  // the squared errors of the string so far
+} Step;
+
+// How many table entries the search for one string looks at, at most: dithered areas have
+// many strings within the error, and the longest is found early in practice.
+enum { SEARCH_BUDGET = 4096 };
+
+size_t imgtool_gif_lzw_encode_lossy(
+    const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, size_t row_width,
+    int minimum_code_size, int transparent_index, const uint32_t *table, int table_count, float max_error,
+    uint8_t *out, uint8_t *coded) {
+    float lab[256][3];
+    for (int i = 0; i < 256; i++) {
+        if (i < table_count) {
+            oklab_of(table[i], lab[i]);
+        } else {
+            lab[i][0] = lab[i][1] = lab[i][2] = 1e9f;
+        }
+    }
+    uint16_t first_child[4096], next_sibling[4096], parent[4096];
+    uint8_t suffix[4096];
+    static _Thread_local Step stack[SEARCH_BUDGET * 2 + 256];
+    const uint32_t clear = 1u << minimum_code_size;
+    const uint32_t end_code = clear + 1;
+    const int transparent = transparent_index;
+    const float limit = max_error * max_error;
+    const int flags = may_be_transparent != NULL && transparent >= 0;
+    int width = minimum_code_size + 1;
+    uint32_t next_code = clear + 2;
+    for (uint32_t code = 0; code < clear; code++) suffix[code] = (uint8_t)code;
+
+    out[0] = (uint8_t)minimum_code_size;
+    Writer w = {out, 1, 0, 0, 0};
+    emit(&w, clear, width);
+    memset(first_child, 0xFF, sizeof first_child);
+    size_t start = 0;
+    while (start < count) {
+        // The string starts with the pixel's own value (transparent where that shows it).
+        const uint32_t root = flags && may_be_transparent[start] ? (uint32_t)transparent : indices[start];
+        uint32_t best = root;
+        size_t best_length = 1;
+        float best_total = 0;
+        int top = 0, looked = 0;
+        stack[top++] = (Step){(uint16_t)root, 1, {0, 0, 0}, 0};
+        while (top > 0 && looked < SEARCH_BUDGET) {
+            const Step step = stack[--top];
+            if (step.length > best_length || (step.length == best_length && step.total < best_total)) {
+                best = step.node;
+                best_length = step.length;
+                best_total = step.total;
+            }
+            const size_t position = start + step.length;
+            if (position >= count) continue;
+            const int index = indices[position];
+            const int flexible = flags && may_be_transparent[position];
+            const int must_be_transparent = index == transparent && !flexible;
+            // The error carried to this pixel, three quarters of what the one before left (none
+            // at the start of a row).
+            float carried[3] = {0, 0, 0};
+            if (position % row_width != 0) {
+                carried[0] = step.error[0] * 0.75f;
+                carried[1] = step.error[1] * 0.75f;
+                carried[2] = step.error[2] * 0.75f;
+            }
+            for (uint32_t child = first_child[step.node]; child != NONE; child = next_sibling[child]) {
+                looked += 1;
+                const int value = suffix[child];
+                Step next = {(uint16_t)child, (uint16_t)(step.length + 1), {0, 0, 0}, step.total};
+                if (value == transparent) {
+                    if (!must_be_transparent && !flexible) continue;
+                } else if (must_be_transparent) {
+                    continue;
+                } else if (value == index) {
+                    // The pixel's own value costs nothing; the carried error fades.
+                    memcpy(next.error, carried, sizeof carried);
+                } else {
+                    // Off by the colour difference plus the carried error, or half of it, whichever
+                    // is smaller: a string may give back half of what the pixels before it took.
+                    const float dl = lab[index][0] - lab[value][0];
+                    const float da = lab[index][1] - lab[value][1];
+                    const float db = lab[index][2] - lab[value][2];
+                    const float fl = dl + carried[0], fa = da + carried[1], fb = db + carried[2];
+                    const float hl = dl + carried[0] * 0.5f, ha = da + carried[1] * 0.5f, hb = db + carried[2] * 0.5f;
+                    const float full = fl * fl + fa * fa + fb * fb;
+                    const float half = hl * hl + ha * ha + hb * hb;
+                    const float distance = full < half ? full : half;
+                    if (distance > limit) continue;
+                    next.error[0] = fl;
+                    next.error[1] = fa;
+                    next.error[2] = fb;
+                    next.total += distance;
+                }
+                if (top < (int)(sizeof stack / sizeof stack[0])) stack[top++] = next;
+            }
+        }
+        // The pixels of the chosen string, from its last back to its first.
+        uint32_t code = best;
+        for (size_t k = best_length; k-- > 0;) {
+            coded[start + k] = suffix[code];
+            code = k > 0 ? parent[code] : code;
+        }
+        emit(&w, best, width);
+        start += best_length;
+        if (start >= count) break;
+        // The table gains the string followed by the next string's first value.
+        const uint32_t following = flags && may_be_transparent[start] ? (uint32_t)transparent : indices[start];
+        if (next_code < 4096) {
+            suffix[next_code] = (uint8_t)following;
+            parent[next_code] = (uint16_t)best;
+            first_child[next_code] = NONE;
+            next_sibling[next_code] = first_child[best];
+            first_child[best] = (uint16_t)next_code;
+            next_code += 1;
+            if (next_code > (1u << width) && width < 12) width += 1;
+        } else {
+            emit(&w, clear, width);
+            memset(first_child, 0xFF, sizeof first_child);
+            width = minimum_code_size + 1;
+            next_code = clear + 2;
+        }
+    }
+    if (count > 0 && next_code < 4096 && next_code + 1 > (1u << width) && width < 12) width += 1;
+    emit(&w, end_code, width);
+    if (w.bit_count > 0) put_byte(&w, (uint8_t)w.bits);
+    out[w.block_start] = (uint8_t)w.block_used;
+    size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
+    out[end] = 0;
+    return end + 1;
 }

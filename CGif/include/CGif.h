@@ -49,6 +49,20 @@ size_t imgtool_gif_lzw_encode_choosing(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
     int transparent_index, int defer_clear, uint8_t *out, int *filled);
 
+/// Lossy LZW: `imgtool_gif_lzw_encode_choosing`'s output format, where a string the table holds
+/// is continued by any entry whose colour (`table`, `table_count` packed colours, red in the low
+/// byte) lies within `max_error` (OkLab distance) of the pixel's own colour plus the error the
+/// pixels before it in the string left over (error diffusion along the string, reset at each
+/// row of `row_width` pixels and at each new string). A pixel at `transparent_index` that may
+/// not be transparent otherwise (`may_be_transparent` zero) stays transparent; one that may be
+/// is continued by the transparent index at no error. A full table is cleared at once. The
+/// index coded for each pixel goes to `coded` (`count` bytes), so the caller knows what a
+/// decoder shows.
+size_t imgtool_gif_lzw_encode_lossy(
+    const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, size_t row_width,
+    int minimum_code_size, int transparent_index, const uint32_t *table, int table_count, float max_error,
+    uint8_t *out, uint8_t *coded);
+
 /// The index of the colour nearest to the OkLab point (`pl`, `pa`, `pb`) among `padded` colours
 /// given as three arrays of coordinates (`padded` a multiple of 8; colours past the real ones
 /// are placed far away, 1e18, so they are never chosen): the smallest squared distance,

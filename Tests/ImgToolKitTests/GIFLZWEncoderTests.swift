@@ -110,6 +110,65 @@ struct GIFLZWEncoderTests {
         }
     }
 
+    @Test(
+        "Lossy: giflib decodes the indices it says it coded, each within 2.8x the error of its own colour, transparency kept, and the data shorter than exact"
+    )
+    func lossy() {
+        // A 64-colour grey ramp dithered with noise, rows of 256, with transparent holes that must
+        // stay and a band that may be transparent
+        let table: [UInt32] = (0..<64).map { (value: Int) -> UInt32 in
+            let grey = UInt8(value * 4)
+            return GIFPixel.opaque(grey, grey, grey)
+        }
+        let transparent: UInt8 = 63
+        for seed in UInt64(1)...6 {
+            var random = SeededRandom(seed: seed)
+            let (width, height) = (256, 64)
+            var indices: [UInt8] = []
+            var flags: [UInt8] = []
+            for y in 0..<height {
+                for x in 0..<width {
+                    let ramp = x * 56 / width + Int(random.next() % 5)
+                    let hole = (x / 16 + y / 16) % 7 == 0
+                    indices.append(hole ? transparent : UInt8(ramp))
+                    flags.append(!hole && y >= 48 ? 1 : 0)
+                }
+            }
+            let maxError = GIFLossy.maxError(for: 80)
+            var exact: [UInt8] = [0xAA]
+            var lossy: [UInt8] = [0xAA]
+            var coded = [UInt8](repeating: 0xEE, count: indices.count)
+            indices.withUnsafeBufferPointer { indices in
+                flags.withUnsafeBufferPointer { flags in
+                    GIFLZWEncoder.encode(
+                        indices, mayBeTransparent: flags, transparentIndex: transparent, minimumCodeSize: 6,
+                        into: &exact)
+                    coded.withUnsafeMutableBufferPointer { coded in
+                        GIFLZWEncoder.encodeLossy(
+                            indices, mayBeTransparent: flags, transparentIndex: transparent, minimumCodeSize: 6,
+                            rowWidth: width, table: table, maxError: maxError, into: &lossy, coded: coded)
+                    }
+                }
+            }
+            #expect(
+                Double(lossy.count) < Double(exact.count) * 0.8, "seed \(seed): \(lossy.count) against \(exact.count)")
+            #expect(Self.decoded(lossy, count: indices.count, colors: 64) == .pixels(coded), "seed \(seed)")
+            var worst: Float = 0
+            for position in indices.indices {
+                let (own, got) = (indices[position], coded[position])
+                if own == transparent && flags[position] == 0 {
+                    #expect(got == transparent, "seed \(seed): a hole at \(position) was drawn")
+                } else if got == transparent {
+                    #expect(flags[position] == 1, "seed \(seed): pixel \(position) turned transparent")
+                } else {
+                    worst = max(worst, OkLab(packed: table[Int(own)]).distance(to: OkLab(packed: table[Int(got)])))
+                }
+            }
+            #expect(worst <= maxError * 2.8 + 1e-4, "seed \(seed): an error of \(worst)")
+            #expect(worst > 0, "seed \(seed): nothing was approximated")
+        }
+    }
+
     /// `data` (one byte of padding first, then an image data block) decoded by giflib as a
     /// 256-wide image of `count` indices (a single row when fewer).
     static func decoded(_ data: [UInt8], count: Int, colors: Int) -> GIFCopyingLZWTests.Outcome {
@@ -118,5 +177,13 @@ struct GIFLZWEncoderTests {
         gif.raw([0x2C, 0, 0, 0, 0] + GIFBuilder.word(width) + GIFBuilder.word(count / width) + [0])
         gif.raw(Array(data.dropFirst()))
         return GIFCopyingLZWTests.decode(gif.build(), copying: false)
+    }
+}
+
+extension OkLab {
+    /// The Euclidean distance to `other`.
+    func distance(to other: OkLab) -> Float {
+        let (dl, da, db) = (l - other.l, a - other.a, b - other.b)
+        return (dl * dl + da * da + db * db).squareRoot()
     }
 }

@@ -192,6 +192,53 @@ struct GIFWriterTests {
         #expect(decoded.frames == images)
     }
 
+    @Test func lossyKeepsEveryPixelWithinItsErrorAndTransparencyExactly() async throws {
+        // Three frames of a dithered ramp (120 greys, so the exact file needs no quantizing),
+        // with transparent holes that move
+        func frame(_ shift: Int, seed: UInt64) -> PixelBuffer {
+            var noise = Noise(state: seed)
+            var samples: [UInt8] = []
+            for y in 0..<48 {
+                for x in 0..<96 {
+                    let hole = ((x + shift) / 12 + y / 12) % 5 == 0
+                    let grey = UInt8(min(119, (x + shift) % 96 + Int(noise.next() % 24)) * 2)
+                    samples += hole ? [0, 0, 0, 0] : [grey, grey, grey, 255]
+                }
+            }
+            return PixelBuffer(width: 96, height: 48, rgba8: samples)
+        }
+        let images = [frame(0, seed: 1), frame(4, seed: 2), frame(9, seed: 3)]
+        let source = ArrayFrameSource(images: images, delaysMs: [100, 100, 100])
+        var options = ImageWriteOptions()
+        let exact = try await writeGIF(source, options)
+        options.lossy = 0
+        #expect(try await writeGIF(source, options) == exact, "--lossy 0 is no --lossy")
+        options.lossy = 80
+        let lossy = try await writeGIF(source, options)
+        #expect(Double(lossy.count) < Double(exact.count) * 0.85, "\(lossy.count) against \(exact.count) bytes")
+        let decoded = try decode(lossy)
+        #expect(decoded.frames.count == images.count)
+        let bound = GIFLossy.maxError(for: 80) * 2.8 + 1e-4
+        for (got, want) in zip(decoded.frames, images) {
+            guard case .rgba8(let a) = got.samples, case .rgba8(let b) = want.samples else {
+                Issue.record("not 8-bit RGBA")
+                continue
+            }
+            var worst: Float = 0
+            for position in stride(from: 0, to: a.count, by: 4) {
+                #expect(a[position + 3] == b[position + 3], "alpha at \(position / 4)")
+                guard b[position + 3] == 255 else { continue }
+                let x = OkLab(red: Float(a[position]), green: Float(a[position + 1]), blue: Float(a[position + 2]))
+                let y = OkLab(red: Float(b[position]), green: Float(b[position + 1]), blue: Float(b[position + 2]))
+                worst = max(worst, x.distance(to: y))
+            }
+            #expect(worst <= bound, "an error of \(worst)")
+        }
+        // Out of range is refused
+        options.lossy = 201
+        await #expect(throws: ImgToolError.self) { try await writeGIF(source, options) }
+    }
+
     @Test func alphaIsThresholdedOrFlattened() async throws {
         let image = APNGBuilder.image([[[10, 20, 30, 127], [10, 20, 30, 128], [200, 0, 0, 0]]])
         let source = ArrayFrameSource(images: [image], delaysMs: [0])

@@ -46,6 +46,32 @@ struct CLIUsageTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/-"))
     }
 
+    @Test("--lossy: 0-200, else a usage error; a lossy GIF of a GIF is smaller and has its frames")
+    func lossyOption() throws {
+        let folder = try makeTemporaryFolder("lossy")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for value in ["201", "-1"] {
+            let run = try CLIRunner.run(
+                ["convert", Self.samples + "/spinner.gif", "out.gif", "--lossy=" + value], in: folder)
+            #expect(run.status == 64)
+            #expect(run.stderr.contains("--lossy must be 0-200, not \(value)"), "\(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out.gif"))
+        let exact = try CLIRunner.run(["convert", Self.samples + "/spinner.gif", "exact.gif"], in: folder)
+        let lossy = try CLIRunner.run(
+            ["convert", Self.samples + "/spinner.gif", "lossy.gif", "--lossy", "200"], in: folder)
+        #expect(exact.status == 0 && lossy.status == 0, "\(exact.stderr)\(lossy.stderr)")
+        let sizes = try ["exact.gif", "lossy.gif"].map {
+            try FileManager.default.attributesOfItem(atPath: folder + "/" + $0)[.size] as? Int ?? 0
+        }
+        #expect(sizes[1] < sizes[0], "\(sizes)")
+        let (original, written) = (
+            try ImageSource(contentsOf: Self.samples + "/spinner.gif"),
+            try ImageSource(contentsOf: folder + "/lossy.gif")
+        )
+        #expect(written.info.frames.map(\.delay) == original.info.frames.map(\.delay))
+    }
+
     @Test(
         "An unknown option or command gets the nearest name and the usage of the command run",
         arguments: [

@@ -26,6 +26,11 @@ public struct ImageWriteOptions: Sendable, Hashable {
     public var progressive: Bool
     /// Most colours per palette, 2-256 (GIF). Default 256.
     public var colors: Int
+    /// Lossy GIF compression, 0-200 on gifsicle's `--lossy` scale (GIF): the LZW encoder
+    /// continues a string over pixels whose colour is within an error this sets (OkLab distance
+    /// ``GIFLossy/maxError(for:)``), trading exactness for size. Default 0: off, every pixel
+    /// exact.
+    public var lossy: Int = 0
     /// How colours that a palette cannot hold are approximated (GIF). Default ``Dither/ordered``.
     public var dither: Dither
     /// Alpha at or above this is opaque, below it transparent, for formats with one-bit

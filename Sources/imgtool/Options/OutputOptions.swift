@@ -45,6 +45,12 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Most colours per palette, 2-256 (GIF).")
     var colors: Int = 256
 
+    @Option(
+        help:
+            "Lossy GIF compression, 0-200 (gifsicle's scale: 20 light, 80 typical, 200 heavy): smaller files, pixels within an error N sets. (default: 0, exact)"
+    )
+    var lossy: Int = 0
+
     @Option(help: "How colours a palette cannot hold are approximated (GIF).")
     var dither: ImageWriteOptions.Dither = .ordered
 
@@ -87,6 +93,9 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError("--quality must be 1-100, not \(quality)")
         }
         guard (2...256).contains(colors) else { throw ValidationError("--colors must be 2-256, not \(colors)") }
+        guard (0...GIFLossy.maximum).contains(lossy) else {
+            throw ValidationError("--lossy must be 0-\(GIFLossy.maximum), not \(lossy)")
+        }
         guard (0...255).contains(alphaThreshold) else {
             throw ValidationError("--alpha-threshold must be 0-255, not \(alphaThreshold)")
         }
@@ -111,6 +120,7 @@ struct OutputOptions: ParsableArguments {
             alphaThreshold: alphaThreshold, background: background, profile: profileChoice,
             metadata: keepGps ? .keepWithGPS : keepMetadata ? .keep : .none)
         options.chroma = chroma
+        options.lossy = lossy
         return options
     }
 

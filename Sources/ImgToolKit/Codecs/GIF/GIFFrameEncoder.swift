@@ -30,6 +30,9 @@ struct GIFFrameEncoder {
     let hasTransparency: Bool
     /// The global colour table's entries, padded to its stored size; empty when there is none.
     let globalTable: [UInt32]
+    /// For lossy output, the OkLab error the LZW encoder may make per pixel
+    /// (``GIFLossy/maxError(for:)``); 0 codes every pixel exactly.
+    let lossyError: Float
     private let globalIndex: GIFColorIndex
     /// What a decoder shows once every frame encoded so far has been drawn and disposed of.
     private(set) var displayed: [UInt32]
@@ -39,7 +42,11 @@ struct GIFFrameEncoder {
     /// - Parameters:
     ///   - globalTable: the global colour table's entries (a power of two of them), or empty.
     ///   - hasTransparency: whether some frame has transparent pixels.
-    init(width: Int, height: Int, isAnimated: Bool, hasTransparency: Bool, globalTable: [UInt32]) {
+    ///   - lossyError: the error lossy LZW may make per pixel, 0 (the default) for none.
+    init(
+        width: Int, height: Int, isAnimated: Bool, hasTransparency: Bool, globalTable: [UInt32], lossyError: Float = 0
+    ) {
+        self.lossyError = lossyError
         self.width = width
         self.height = height
         self.isAnimated = isAnimated
@@ -283,11 +290,28 @@ struct GIFFrameEncoder {
         var indices: [UInt8]
         /// For ``Variant/either``: 1 where the pixel may be coded as the transparent index.
         var mayBeTransparent: [UInt8]?
+        /// The colours of the table the indices point into.
+        var table: [UInt32]
+        /// The rectangle's width.
+        var rowWidth: Int
+        /// The lossy LZW encoder's error per pixel; 0 for exact.
+        var lossyError: Float
 
         /// Compressed, with a full LZW table cleared at once or kept while it compresses;
         /// `filled` says whether the table filled (if not, both ways give the same bytes).
         func compressed(keepingFullTable: Bool) -> (encoded: Encoded, filled: Bool) {
             var data: [UInt8] = []
+            if lossyError > 0 {
+                indices.withUnsafeBufferPointer { indices in
+                    (mayBeTransparent ?? []).withUnsafeBufferPointer { flags in
+                        GIFLZWEncoder.encodeLossy(
+                            indices, mayBeTransparent: mayBeTransparent == nil ? nil : flags,
+                            transparentIndex: transparentIndex, minimumCodeSize: codeSize, rowWidth: rowWidth,
+                            table: table, maxError: lossyError, into: &data)
+                    }
+                }
+                return (Encoded(localTable: localTable, transparentIndex: transparentIndex, data: data), false)
+            }
             let filled = indices.withUnsafeBufferPointer { indices in
                 (mayBeTransparent ?? []).withUnsafeBufferPointer { flags in
                     GIFLZWEncoder.encode(
@@ -404,6 +428,7 @@ struct GIFFrameEncoder {
         }
         return Indexed(
             localTable: localTable, transparentIndex: transparentIndex, codeSize: codeSize, indices: indices,
-            mayBeTransparent: variant == .either ? flags : nil)
+            mayBeTransparent: variant == .either ? flags : nil, table: localTable ?? globalTable, rowWidth: rect.width,
+            lossyError: lossyError)
     }
 }

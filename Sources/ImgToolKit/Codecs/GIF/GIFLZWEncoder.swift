@@ -63,4 +63,51 @@ enum GIFLZWEncoder {
         output.removeLast(capacity * ways - kept)
         return filled > 0
     }
+
+    /// Appends lossy image data for `indices` (`imgtool_gif_lzw_encode_lossy`): a string is
+    /// continued by any table entry whose colour in `table` is within `maxError` (OkLab
+    /// distance, with the error diffused along the string) of the pixel's; pixels that must be
+    /// transparent stay so, and those that `mayBeTransparent` marks may be coded transparent.
+    /// - Parameters:
+    ///   - rowWidth: the pixels of a row, where the diffused error starts again.
+    ///   - table: the colour table the indices point into (packed colours).
+    ///   - coded: when given, receives the index each pixel was coded as.
+    static func encodeLossy(
+        _ indices: UnsafeBufferPointer<UInt8>, mayBeTransparent: UnsafeBufferPointer<UInt8>?, transparentIndex: UInt8?,
+        minimumCodeSize: Int, rowWidth: Int, table: [UInt32], maxError: Float, into output: inout [UInt8],
+        coded: UnsafeMutableBufferPointer<UInt8>? = nil
+    ) {
+        precondition((2...8).contains(minimumCodeSize), "minimum code size out of range")
+        precondition(rowWidth > 0 && table.count <= 256, "a row is one pixel or more; a table 256 colours or fewer")
+        assert(mayBeTransparent.map { $0.count == indices.count } ?? true, "one flag per index")
+        let capacity = imgtool_gif_lzw_encoded_capacity(indices.count)
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: capacity))
+        var scratch = coded == nil ? [UInt8](repeating: 0, count: indices.count) : []
+        let written = output.withUnsafeMutableBufferPointer { bytes in
+            table.withUnsafeBufferPointer { table in
+                scratch.withUnsafeMutableBufferPointer { scratch in
+                    imgtool_gif_lzw_encode_lossy(
+                        indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, rowWidth,
+                        Int32(minimumCodeSize), Int32(transparentIndex.map(Int.init) ?? -1), table.baseAddress,
+                        Int32(table.count), maxError, bytes.baseAddress.unsafelyUnwrapped + start,
+                        (coded ?? scratch).baseAddress)
+                }
+            }
+        }
+        output.removeLast(capacity - written)
+    }
+}
+
+/// How `--lossy N` (gifsicle's 0-200 scale) maps to the lossy LZW encoder's error.
+public enum GIFLossy {
+    /// The most `--lossy` takes.
+    public static let maximum = 200
+
+    /// The largest OkLab distance a pixel's coded colour may have from its own colour plus the
+    /// error diffused to it, for `lossy` 1-200 (0 is exact). OkLab distances run from 0 to about
+    /// 1 (black to white); 0.02 is about the smallest difference seen side by side.
+    public static func maxError(for lossy: Int) -> Float {
+        Float(min(max(lossy, 0), maximum)) * 0.0006
+    }
 }

@@ -66,6 +66,9 @@ struct GIFWriter {
         guard (2...256).contains(options.colors) else {
             throw ImgToolError(.invalidArgument, "--colors must be 2...256, not \(options.colors)")
         }
+        guard (0...GIFLossy.maximum).contains(options.lossy) else {
+            throw ImgToolError(.invalidArgument, "--lossy must be 0...\(GIFLossy.maximum), not \(options.lossy)")
+        }
         guard (0...256).contains(options.alphaThreshold) else {
             throw ImgToolError(.invalidArgument, "--alpha-threshold must be 0...256, not \(options.alphaThreshold)")
         }
@@ -121,7 +124,7 @@ struct GIFWriter {
         // the frame two back). The bytes are the same on one thread.
         var encoder = GIFFrameEncoder(
             width: info.width, height: info.height, isAnimated: shown > 1, hasTransparency: analysis.hasTransparency,
-            globalTable: global)
+            globalTable: global, lossyError: GIFLossy.maxError(for: options.lossy))
         let colors = min(options.colors, 255)
         /// A frame whose palette is chosen: mapped already when onto a palette of its own.
         struct Chosen {
