@@ -95,6 +95,10 @@ public struct ImageSource: FrameSource, RowStreamingSource, FrameSkippingSource,
     /// Format, canvas, frame table and loop count.
     public var info: ImageInfo { base.info }
 
+    /// The codec's own source, for writers that can reuse what it parsed (a GIF written from a
+    /// GIF with nothing changed may keep the file's own image data).
+    var codecSource: any FrameSource { base }
+
     /// Whether the format has no transparency (the codec's source says so).
     public var isOpaque: Bool { base.isOpaque }
 

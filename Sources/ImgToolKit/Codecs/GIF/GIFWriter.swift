@@ -56,9 +56,26 @@ struct GIFWriter {
     var inParallel = availableProcessors > 1
 
     /// Writes `source` into `sink`.
+    ///
+    /// A GIF read as stored and written with nothing changed
+    /// (``GIFPassThrough/candidate(for:options:)``) is made in memory first and compared with the
+    /// input's own drawing records; the smaller is written, so the output is never larger than
+    /// those records.
     /// - Throws: ``ImgToolError``: `invalidArgument` for options out of range or a canvas larger
     ///   than 65535 pixels a side; decoding errors from `source`; `writeFailed`; `cancelled`.
     func write(
+        _ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?
+    ) throws(ImgToolError) {
+        guard let original = GIFPassThrough.candidate(for: source, options: options) else {
+            return try writeMade(source, into: &sink, progress: progress)
+        }
+        var made = ByteSink()
+        try writeMade(source, into: &made, progress: progress)
+        try sink.append(made.bytes.count <= original.count ? made.bytes : original)
+    }
+
+    /// Makes the GIF (see the type's description) into `sink`.
+    private func writeMade(
         _ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?
     ) throws(ImgToolError) {
         let source = source.timedForWriting(as: .gif)
