@@ -634,7 +634,7 @@ static int start_over(imgtool_video *video, int index, imgtool_video_error *erro
     return 1;
 }
 
-int imgtool_video_seek(imgtool_video *video, int index, imgtool_video_error *error) {
+int imgtool_video_seek(imgtool_video *video, int index, int use_index, imgtool_video_error *error) {
     if (index <= 0 || video->count == 0) return 1;
     if (index >= video->count) index = video->count - 1;
     int64_t target = video->times[index].pts;
@@ -646,7 +646,7 @@ int imgtool_video_seek(imgtool_video *video, int index, imgtool_video_error *err
         const packet_entry *entry = &video->packets[k];
         if (entry->key && entry->pts <= target && (key < 0 || entry->pts >= video->packets[key].pts)) key = k;
     }
-    if (key > 0) {
+    if (key > 0 && use_index) {
         // Through the container's index: MP4's sample table holds decode times, Matroska's cues
         // presentation times (the same for a key frame there).
         const packet_entry *entry = &video->packets[key];

@@ -11,8 +11,16 @@ WebM and MP4, imgtool against `ffmpeg -i in.gif` with the same encoder settings:
 
 Prints median wall time and mean CPU time (interleaved trials), output size, peak memory, and
 butteraugli (max and 3-norm) and PSNR of sampled frames against the GIF's own frames, as
-Markdown. With --busy, every tool runs while a spinning process keeps one core busy.
-usage: scripts/bench-video-write.py [--trials N] [--busy]
+Markdown. Every output is decoded by ffmpeg with libswscale's accurate rounding and chroma
+interpolation (its fast path's bias would score worse than either encoder's loss). With --busy, every tool runs while a spinning process keeps one core busy.
+
+With --sweep, also the MP4 rate-quality curves: imgtool at the --quality of each CRF from 19 to 27
+against ffmpeg at that CRF (-bf 0, the same x264 settings), size and scores at each point. One
+point alone says little on this clip: most of it is still, so the key frame's coding of a few
+sharp edges lasts the whole clip, and which edges x264 codes badly changes from one CRF to the
+next, and with a change of one level in a few chroma samples (ffmpeg's libswscale and imgtool
+round and filter the chroma differently), for both tools.
+usage: scripts/bench-video-write.py [--trials N] [--busy] [--sweep]
 """
 import argparse
 import math
@@ -27,6 +35,7 @@ import benchlib as b  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
+parser.add_argument("--sweep", action="store_true", help="also MP4 at CRF 19 to 27, imgtool against ffmpeg")
 b.add_busy_argument(parser)
 args = parser.parse_args()
 
@@ -103,8 +112,12 @@ for name, error in failures.items():
 
 
 def frames_rgb(path):
-    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo",
-                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+    # libswscale's fast YUV to RGB path rounds with a bias (1 to 2 levels darker) that alone scores
+    # butteraugli 3-norm 2.3 on a lossless 4:2:0 copy of the GIF, hiding the encoders'
+    # differences; accurate_rnd+full_chroma_int scores 0.58 there, for either tool's conversion.
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-sws_flags",
+                          "accurate_rnd+full_chroma_int", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True, check=True).stdout
     size = W * H * 3
     return [out[i:i + size] for i in range(0, len(out), size)]
 
@@ -124,6 +137,23 @@ reference = frames_rgb(gif)
 sampled = [20, 60, 100, 140, 180]
 for index in sampled:
     save_png(reference[index], os.path.join(work, f"ref-{index}.png"))
+
+
+def scores(path):
+    """Butteraugli max and 3-norm (each the mean over the sampled frames) and PSNR of `path`."""
+    decoded = frames_rgb(path)
+    maxima, norms = [], []
+    for index in sampled:
+        distorted = os.path.join(work, f"{os.path.basename(path)}-{index}.png")
+        save_png(decoded[index], distorted)
+        text = subprocess.run(["butteraugli_main", os.path.join(work, f"ref-{index}.png"), distorted, "--pnorm", "3"],
+                              capture_output=True, text=True, check=True).stdout
+        maxima.append(float(text.split()[0]))
+        norms.append(float(re.search(r"3-norm: ([0-9.]+)", text).group(1)))
+    quality = psnr([reference[i] for i in sampled], [decoded[i] for i in sampled])
+    return len(decoded), statistics.fmean(maxima), statistics.fmean(norms), quality
+
+
 rows = []
 outputs = [("imgtool", ours, "imgtool"), ("ffmpeg libvpx-vp9", theirs, "imgtool"),
            ("imgtool mp4", ours_mp4, "imgtool mp4"), ("ffmpeg libx264 -bf 0", theirs_mp4, "imgtool mp4"),
@@ -134,24 +164,36 @@ for name, path, against in outputs:
     base = statistics.median(w for w, _ in samples[against]) if against in samples else None
     walls = [w for w, _ in samples[name]]
     cpu = statistics.fmean(c for _, c in samples[name])
-    decoded = frames_rgb(path)
-    scores, norms = [], []
-    for index in sampled:
-        distorted = os.path.join(work, f"{os.path.basename(path)}-{index}.png")
-        save_png(decoded[index], distorted)
-        text = subprocess.run(["butteraugli_main", os.path.join(work, f"ref-{index}.png"), distorted, "--pnorm", "3"],
-                              capture_output=True, text=True, check=True).stdout
-        scores.append(float(text.split()[0]))
-        norms.append(float(re.search(r"3-norm: ([0-9.]+)", text).group(1)))
+    count, maximum, norm, quality = scores(path)
     peak = b.peak_memory_mib(cmds[name])
     wall = statistics.median(walls)
     rows.append([name, f"{wall:.2f} s", f"{wall / base:.2f}x" if base else "", f"{cpu:.2f} s",
-                 f"{os.path.getsize(path) / 1024:.1f} KiB", f"{peak:.0f} MiB", len(decoded),
-                 f"{statistics.fmean(scores):.3f}", f"{statistics.fmean(norms):.3f}",
-                 f"{psnr([reference[i] for i in sampled], [decoded[i] for i in sampled]):.2f} dB"])
+                 f"{os.path.getsize(path) / 1024:.1f} KiB", f"{peak:.0f} MiB", count,
+                 f"{maximum:.3f}", f"{norm:.3f}", f"{quality:.2f} dB"])
 
 print(f"# GIF to WebM and MP4 ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
 print(f"Input: {FRAMES}-frame {W}x{H} screencast GIF, {os.path.getsize(gif) / 1024:.0f} KiB. Butteraugli and "
       f"PSNR of frames {', '.join(map(str, sampled))} against the GIF's.\n")
 print(b.table(["tool", "wall", "vs imgtool", "CPU", "size", "peak memory", "frames", "butteraugli max (mean)",
                "butteraugli 3-norm (mean)", "PSNR"], rows))
+
+
+if args.sweep:
+    def quality_for(crf):
+        """imgtool's --quality that MP4Writer maps to `crf`: crf = (100 - quality) x 51 / 100, rounded."""
+        return next(q for q in range(101) if ((100 - q) * 51 + 50) // 100 == crf)
+
+    sweep = []
+    for crf in range(19, 28):
+        ours_at, theirs_at = os.path.join(work, f"imgtool-crf{crf}.mp4"), os.path.join(work, f"ffmpeg-crf{crf}.mp4")
+        b.sh([imgtool, "convert", gif, ours_at, "--quality", str(quality_for(crf)), "--force"])
+        b.sh(["ffmpeg", "-v", "error", "-y", "-i", gif, *bt709, *x264[:2], "-crf", str(crf), *x264[4:], "-bf", "0",
+              theirs_at])
+        row = [crf, quality_for(crf)]
+        for path in (ours_at, theirs_at):
+            _, maximum, norm, quality = scores(path)
+            row += [f"{os.path.getsize(path) / 1024:.1f} KiB", f"{maximum:.2f} / {norm:.3f} / {quality:.2f} dB"]
+        sweep.append(row)
+    print("\n## MP4 at each CRF (butteraugli max / 3-norm / PSNR)\n")
+    print(b.table(["CRF", "imgtool --quality", "imgtool size", "imgtool scores", "ffmpeg -bf 0 size", "ffmpeg scores"],
+                  sweep))

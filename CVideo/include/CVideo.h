@@ -89,9 +89,9 @@ int imgtool_video_next_frame(imgtool_video *video, uint8_t *rgba, int width, int
 /// and the frames decoded before it are dropped without being converted. When that cannot be
 /// trusted (no key frame before it, a seek that fails or lands past the frame, a packet the
 /// listing does not know), decoding starts from the first frame and drops the frames before
-/// `index`. Returns 1 after a seek, 0 when decoding starts from the first frame, -1 on an error
-/// (`error` filled).
-int imgtool_video_seek(imgtool_video *video, int index, imgtool_video_error *error);
+/// `index`; `use_index` 0 takes that way at once (tests). Returns 1 after a seek, 0 when decoding
+/// starts from the first frame, -1 on an error (`error` filled).
+int imgtool_video_seek(imgtool_video *video, int index, int use_index, imgtool_video_error *error);
 
 /// H.264 encoding for MP4 output through libavcodec's libx264 encoder (GPL, so loaded as the
 /// decoders are, never linked): 8-bit 4:2:0, BT.709 limited range in the VUI, no B-frames (each

@@ -325,6 +325,14 @@ struct VideoCodecTests {
             var decoded: [[UInt8]?] = []
             while let image = try file.nextFrame(name: container) { decoded.append(image.rgba8) }
             #expect(decoded == frames[start...].map(\.image.rgba8), "\(name) from \(start)")
+            // The fallback for a seek that fails or cannot be trusted, taken on purpose: decoding
+            // from the first frame (in decoding order, B-frames in the MP4), the frames before the
+            // start dropped.
+            let fallback = try VideoFile(data: data, limits: .default, name: container)
+            #expect(try fallback.seek(to: start, name: container, useIndex: false) == false)
+            var fromFirst: [[UInt8]?] = []
+            while let image = try fallback.nextFrame(name: container) { fromFirst.append(image.rgba8) }
+            #expect(fromFirst == frames[start...].map(\.image.rgba8), "\(name) from \(start), no index")
         }
         // Some frames only: the others are decoded but not converted.
         let picked = try ImageSource(contentsOf: clip).frameReader(selecting: [3, 7, 8, 16], depth: .eight)

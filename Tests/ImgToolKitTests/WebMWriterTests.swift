@@ -219,6 +219,22 @@ struct WebMWriterTests {
         #expect(try Self.probe(flat)["alpha_mode"] == nil)
     }
 
+    /// As ``MP4WriterTests/colourChartRoundTrip()``, through VP9 (the same conversion to BT.709
+    /// limited-range 4:2:0): measured 1 level at worst.
+    @Test("A colour chart comes back from imgtool's reader within 6 levels: BT.709, limited range, chroma in place")
+    func colourChartRoundTrip() async throws {
+        let folder = try makeTemporaryFolder("webm")
+        let chart = MP4WriterTests.colourChart()
+        let source = Frames([chart, chart], delaysMs: [100, 100])
+        let path = try await Self.write(source, to: folder, options: ImageWriteOptions(quality: 90))
+        let (_, frames) = try VideoCodecTests.frames(path)
+        #expect(frames.count == 2)
+        for frame in frames {
+            let error = MP4WriterTests.chartError(frame.image.rgba8 ?? [])
+            #expect(error <= 6, "largest difference \(error)")
+        }
+    }
+
     @Test("Higher quality, larger file; lossless gives every sample back, to ffmpeg and to imgtool's reader")
     func qualityAndLossless() async throws {
         let folder = try makeTemporaryFolder("webm")

@@ -93,12 +93,13 @@ final class VideoFile: @unchecked Sendable {
 
     /// Makes the next ``nextFrame(name:)`` return frame `index`, before any frame is decoded:
     /// through the container's index to the key frame before it when it can, else by decoding
-    /// from the first frame and dropping the frames before it (unconverted).
+    /// from the first frame and dropping the frames before it (unconverted); `useIndex` false
+    /// takes the second way at once (tests of that fallback).
     /// - Returns: whether the index was used.
     @discardableResult
-    func seek(to index: Int, name: String) throws(ImgToolError) -> Bool {
+    func seek(to index: Int, name: String, useIndex: Bool = true) throws(ImgToolError) -> Bool {
         var error = imgtool_video_error()
-        let status = imgtool_video_seek(video, Int32(clamping: index), &error)
+        let status = imgtool_video_seek(video, Int32(clamping: index), useIndex ? 1 : 0, &error)
         if status < 0 { throw Self.error(error, name: name) }
         return status == 1
     }
