@@ -219,7 +219,10 @@ static void upsample_h2v2(const uint8_t *near, const uint8_t *far, uint32_t widt
 static void ycc_to_rgba(const uint8_t *luma, const uint8_t *cb, const uint8_t *cr, uint32_t width, uint8_t *out) {
     uint32_t x = 0;
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2")) x = imgtool_ycc_to_rgba_avx2(luma, cb, cr, width, out);
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
+        x = imgtool_ycc_to_rgba_avx512(luma, cb, cr, width, out);
+    }
+    if (__builtin_cpu_supports("avx2")) x += imgtool_ycc_to_rgba_avx2(luma + x, cb + x, cr + x, width - x, out + 4 * x);
 #endif
     for (; x < width; x++) {
         int y = luma[x], b = cb[x] - 128, r = cr[x] - 128;
