@@ -196,15 +196,17 @@ static void upsample_h2v2(const uint8_t *near, const uint8_t *far, uint32_t widt
     int16_t *sum = sums + 1;
     uint32_t x = 0;
 #if defined(__x86_64__)
-    int avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) x = imgtool_column_sums_avx2(near, far, width, sum);
+    int avx512 = __builtin_cpu_supports("avx512bw"), avx2 = __builtin_cpu_supports("avx2");
+    if (avx512) x = imgtool_column_sums_avx512(near, far, width, sum);
+    if (avx2) x += imgtool_column_sums_avx2(near + x, far + x, width - x, sum + x);
 #endif
     for (; x < width; x++) sum[x] = (int16_t)(near[x] * 3 + far[x]);
     sum[-1] = sum[0];
     sum[width] = sum[width - 1];
     x = 0;
 #if defined(__x86_64__)
-    if (avx2) x = imgtool_upsample_h2v2_avx2(sum, width, wide);
+    if (avx512) x = imgtool_upsample_h2v2_avx512(sum, width, wide);
+    if (avx2) x += imgtool_upsample_h2v2_avx2(sum + x, width - x, wide + 2 * x);
 #endif
     for (; x < width; x++) {
         int three = sum[x] * 3;

@@ -80,6 +80,37 @@ __attribute__((target("avx2"))) uint32_t imgtool_ycc_to_rgba_avx2(const uint8_t 
     return x;
 }
 
+// The two upsampling steps on 32 columns at a time.
+__attribute__((target("avx512f,avx512bw"))) uint32_t imgtool_column_sums_avx512(const uint8_t *near,
+                                                                                const uint8_t *far, uint32_t width,
+                                                                                int16_t *sum) {
+    uint32_t x = 0;
+    for (; x + 32 <= width; x += 32) {
+        __m512i n = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(near + x)));
+        __m512i f = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(far + x)));
+        __m512i three = _mm512_add_epi16(_mm512_add_epi16(n, n), n);
+        _mm512_storeu_si512((void *)(sum + x), _mm512_add_epi16(three, f));
+    }
+    return x;
+}
+__attribute__((target("avx512f,avx512bw"))) uint32_t imgtool_upsample_h2v2_avx512(const int16_t *sum,
+                                                                                  uint32_t width, uint8_t *wide) {
+    const __m512i eight = _mm512_set1_epi16(8), seven = _mm512_set1_epi16(7);
+    uint32_t x = 0;
+    for (; x + 32 <= width; x += 32) {
+        __m512i here = _mm512_loadu_si512((const void *)(sum + x));
+        __m512i before = _mm512_loadu_si512((const void *)(sum + x - 1));
+        __m512i after = _mm512_loadu_si512((const void *)(sum + x + 1));
+        __m512i three = _mm512_add_epi16(_mm512_add_epi16(here, here), here);
+        __m512i even = _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(three, before), eight), 4);
+        __m512i odd = _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(three, after), seven), 4);
+        // As in the AVX2 loop, within each 128-bit lane.
+        __m512i low = _mm512_unpacklo_epi16(even, odd), high = _mm512_unpackhi_epi16(even, odd);
+        _mm512_storeu_si512((void *)(wide + 2 * x), _mm512_packus_epi16(low, high));
+    }
+    return x;
+}
+
 // imgtool_ycc_to_rgba_avx2's arithmetic on 32 pixels at a time; the interleaving is one byte
 // permutation per 16 pixels. packus works within each 128-bit lane, so lane k of `rg` holds the
 // red of pixels 8k to 8k+7 then their green, and lane k of `ba` their blue then eight 255s; pixel

@@ -15,6 +15,10 @@ uint32_t imgtool_column_sums_avx2(const uint8_t *near, const uint8_t *far, uint3
 /// sum[x+1] + 7) >> 4`.
 uint32_t imgtool_upsample_h2v2_avx2(const int16_t *sum, uint32_t width, uint8_t *wide);
 
+/// The two upsampling steps in blocks of 32 columns, for processors with AVX-512 BW.
+uint32_t imgtool_column_sums_avx512(const uint8_t *near, const uint8_t *far, uint32_t width, int16_t *sum);
+uint32_t imgtool_upsample_h2v2_avx512(const int16_t *sum, uint32_t width, uint8_t *wide);
+
 /// jdcolor.c's YCbCr to RGB, written as RGBA with A = 255.
 uint32_t imgtool_ycc_to_rgba_avx2(const uint8_t *luma, const uint8_t *cb, const uint8_t *cr, uint32_t width,
                                   uint8_t *out);
