@@ -1,5 +1,5 @@
-// AVX2 forms of jpeg_pipeline.c's loops, equal to them to the bit (the tests compare every pixel
-// with libjpeg's own decode).
+// AVX2 (and AVX-512) forms of jpeg_pipeline.c's loops, equal to them to the bit (the tests compare
+// every pixel with libjpeg's own decode).
 
 #include "jpeg_pipeline_avx2.h"
 
@@ -76,6 +76,86 @@ __attribute__((target("avx2"))) uint32_t imgtool_ycc_to_rgba_avx2(const uint8_t 
         __m256i second = _mm256_unpackhi_epi16(rgpairs, ba);  // lane: pixels 4-7 | 12-15
         _mm256_storeu_si256((__m256i *)(void *)(out + 4 * x), _mm256_permute2x128_si256(first, second, 0x20));
         _mm256_storeu_si256((__m256i *)(void *)(out + 4 * x + 32), _mm256_permute2x128_si256(first, second, 0x31));
+    }
+    return x;
+}
+
+// The two upsampling steps on 32 columns at a time.
+__attribute__((target("avx512f,avx512bw"))) uint32_t imgtool_column_sums_avx512(const uint8_t *near,
+                                                                                const uint8_t *far, uint32_t width,
+                                                                                int16_t *sum) {
+    uint32_t x = 0;
+    for (; x + 32 <= width; x += 32) {
+        __m512i n = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(near + x)));
+        __m512i f = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(far + x)));
+        __m512i three = _mm512_add_epi16(_mm512_add_epi16(n, n), n);
+        _mm512_storeu_si512((void *)(sum + x), _mm512_add_epi16(three, f));
+    }
+    return x;
+}
+__attribute__((target("avx512f,avx512bw"))) uint32_t imgtool_upsample_h2v2_avx512(const int16_t *sum,
+                                                                                  uint32_t width, uint8_t *wide) {
+    const __m512i eight = _mm512_set1_epi16(8), seven = _mm512_set1_epi16(7);
+    uint32_t x = 0;
+    for (; x + 32 <= width; x += 32) {
+        __m512i here = _mm512_loadu_si512((const void *)(sum + x));
+        __m512i before = _mm512_loadu_si512((const void *)(sum + x - 1));
+        __m512i after = _mm512_loadu_si512((const void *)(sum + x + 1));
+        __m512i three = _mm512_add_epi16(_mm512_add_epi16(here, here), here);
+        __m512i even = _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(three, before), eight), 4);
+        __m512i odd = _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(three, after), seven), 4);
+        // As in the AVX2 loop, within each 128-bit lane.
+        __m512i low = _mm512_unpacklo_epi16(even, odd), high = _mm512_unpackhi_epi16(even, odd);
+        _mm512_storeu_si512((void *)(wide + 2 * x), _mm512_packus_epi16(low, high));
+    }
+    return x;
+}
+
+// imgtool_ycc_to_rgba_avx2's arithmetic on 32 pixels at a time; the interleaving is one byte
+// permutation per 16 pixels. packus works within each 128-bit lane, so lane k of `rg` holds the
+// red of pixels 8k to 8k+7 then their green, and lane k of `ba` their blue then eight 255s; pixel
+// p's R is byte 16 (p / 8) + p % 8 of `rg`, G 8 bytes on, B and A the same bytes of `ba` (64 on in
+// the permutation's index).
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static inline __m512i rounded_high_512(__m512i x,
+                                                                                                __m512i factor) {
+    return _mm512_add_epi16(_mm512_mulhi_epi16(x, factor), _mm512_srli_epi16(_mm512_mullo_epi16(x, factor), 15));
+}
+
+static const uint8_t rgba_first[64] = {
+    0,  8,  64, 72, 1,  9,  65, 73, 2,  10, 66, 74, 3,  11, 67, 75, 4,  12, 68, 76, 5,  13,
+    69, 77, 6,  14, 70, 78, 7,  15, 71, 79, 16, 24, 80, 88, 17, 25, 81, 89, 18, 26, 82, 90,
+    19, 27, 83, 91, 20, 28, 84, 92, 21, 29, 85, 93, 22, 30, 86, 94, 23, 31, 87, 95,
+};
+static const uint8_t rgba_second[64] = {
+    32, 40, 96,  104, 33, 41, 97,  105, 34, 42, 98,  106, 35, 43, 99,  107, 36, 44, 100, 108, 37, 45,
+    101, 109, 38, 46, 102, 110, 39, 47, 103, 111, 48, 56, 112, 120, 49, 57, 113, 121, 50, 58, 114, 122,
+    51, 59, 115, 123, 52, 60, 116, 124, 53, 61, 117, 125, 54, 62, 118, 126, 55, 63, 119, 127,
+};
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) uint32_t imgtool_ycc_to_rgba_avx512(
+    const uint8_t *luma, const uint8_t *cb, const uint8_t *cr, uint32_t width, uint8_t *out) {
+    const __m512i center = _mm512_set1_epi16(128);
+    const __m512i red_factor = _mm512_set1_epi16(26345), blue_factor = _mm512_set1_epi16(-14942);
+    const __m512i green_factors = _mm512_set1_epi32((int)(18734u << 16 | (uint16_t)-22554));  // (b, r)
+    const __m512i half = _mm512_set1_epi32(32768);
+    const __m512i opaque = _mm512_set1_epi16(255);
+    const __m512i first = _mm512_loadu_si512((const void *)rgba_first);
+    const __m512i second = _mm512_loadu_si512((const void *)rgba_second);
+    uint32_t x = 0;
+    for (; x + 32 <= width; x += 32) {
+        __m512i y = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(luma + x)));
+        __m512i b = _mm512_sub_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(cb + x))), center);
+        __m512i r = _mm512_sub_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(cr + x))), center);
+        __m512i red = _mm512_add_epi16(_mm512_add_epi16(rounded_high_512(r, red_factor), r), y);
+        __m512i blue = _mm512_add_epi16(_mm512_add_epi16(rounded_high_512(b, blue_factor), _mm512_add_epi16(b, b)), y);
+        __m512i green_low = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(b, r), green_factors), half);
+        __m512i green_high = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(b, r), green_factors), half);
+        __m512i green = _mm512_packs_epi32(_mm512_srai_epi32(green_low, 16), _mm512_srai_epi32(green_high, 16));
+        green = _mm512_sub_epi16(_mm512_add_epi16(green, y), r);
+        __m512i rg = _mm512_packus_epi16(red, green);    // lane k: R 8k..8k+7, G 8k..8k+7
+        __m512i ba = _mm512_packus_epi16(blue, opaque);  // lane k: B 8k..8k+7, eight 255s
+        _mm512_storeu_si512((void *)(out + 4 * x), _mm512_permutex2var_epi8(rg, first, ba));
+        _mm512_storeu_si512((void *)(out + 4 * x + 64), _mm512_permutex2var_epi8(rg, second, ba));
     }
     return x;
 }

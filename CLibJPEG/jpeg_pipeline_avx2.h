@@ -1,5 +1,5 @@
-// The AVX2 loops of jpeg_pipeline.c (jpeg_pipeline_avx2.c). Each does whole blocks of 16 columns
-// and returns how many columns it did; the caller's plain C loop does the rest. Call them only
+// The AVX2 (and one AVX-512) loops of jpeg_pipeline.c (jpeg_pipeline_avx2.c). Each does whole blocks
+// of 16 (32) columns and returns how many columns it did; the caller's plain C loop does the rest. Call them only
 // where the processor has AVX2.
 #ifndef JPEG_PIPELINE_AVX2_H
 #define JPEG_PIPELINE_AVX2_H
@@ -15,9 +15,18 @@ uint32_t imgtool_column_sums_avx2(const uint8_t *near, const uint8_t *far, uint3
 /// sum[x+1] + 7) >> 4`.
 uint32_t imgtool_upsample_h2v2_avx2(const int16_t *sum, uint32_t width, uint8_t *wide);
 
+/// The two upsampling steps in blocks of 32 columns, for processors with AVX-512 BW.
+uint32_t imgtool_column_sums_avx512(const uint8_t *near, const uint8_t *far, uint32_t width, int16_t *sum);
+uint32_t imgtool_upsample_h2v2_avx512(const int16_t *sum, uint32_t width, uint8_t *wide);
+
 /// jdcolor.c's YCbCr to RGB, written as RGBA with A = 255.
 uint32_t imgtool_ycc_to_rgba_avx2(const uint8_t *luma, const uint8_t *cb, const uint8_t *cr, uint32_t width,
                                   uint8_t *out);
+
+/// The same in blocks of 32 columns, for processors with AVX-512 BW and VBMI (call it only where
+/// `__builtin_cpu_supports` says both are there).
+uint32_t imgtool_ycc_to_rgba_avx512(const uint8_t *luma, const uint8_t *cb, const uint8_t *cr, uint32_t width,
+                                    uint8_t *out);
 #endif
 
 #endif

@@ -14,9 +14,17 @@ tool: the C floor), libvips, Pillow and ImageMagick, in one run.
    16-megapixel image takes minutes a run). Until `imgtool merge -o out.jpg` writes JPEG through
    the codec registry, imgtool's row uses Benchmarks/jpeg-merge, a small driver over the same
    library calls (ImageMerger, JPEGCodec).
+3. Full decode, every pixel of a camera-like photo (as 1, grain and all) and of a smooth one (the
+   same colour fields without the grain: far less entropy-coded data, so the colour conversion,
+   the buffers and the process start weigh more), both quality 90, 4:2:0: imgtool `info --verify`
+   against djpeg to /dev/null, `vips copy` to a .v file in /dev/shm (the whole image written
+   out) and Pillow's load() (the whole image in memory), run in turn round after round (--rounds,
+   default 15), medians of wall and CPU time and their ratios to djpeg's. `imgtool info` on the
+   same file (header only, no pixel) is timed alongside: the process start the decode carries.
+   imgtool's pixels are checked against djpeg's for both files.
 Every row gives the median wall time and the CPU time (user + system, mean of a run) beside it.
 With --busy, every tool (imgtool and the peers) runs while a spinning process keeps one core busy.
-usage: scripts/bench jpeg [--trials N] [--size N] [--busy]
+usage: scripts/bench jpeg [--trials N] [--rounds N] [--size N] [--busy] [--full-decode-only]
 """
 import argparse
 import hashlib
@@ -31,6 +39,8 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--size", type=int, default=4096)
+parser.add_argument("--rounds", type=int, default=15, help="rounds of the full-decode table (3)")
+parser.add_argument("--full-decode-only", action="store_true", help="only the full-decode table (3)")
 b.add_busy_argument(parser)
 args = parser.parse_args()
 
@@ -49,6 +59,20 @@ size = args.size
 photo = os.path.join(folder, "photo.jpg")
 if not os.path.exists(photo):
     b.photo_like(size, size).save(photo, quality=90, subsampling=2)
+smooth = os.path.join(folder, "smooth.jpg")
+if not os.path.exists(smooth):
+    # photo_like's colour fields without the grain (their octaves up to 64 cells), from a seed of
+    # their own.
+    rng = np.random.default_rng(99)
+    layers = []
+    for _ in range(3):
+        acc = np.zeros((size, size), np.float32)
+        for cells, weight in ((4, 0.6), (16, 0.3), (64, 0.1)):
+            small = Image.fromarray((rng.random((cells, cells)) * 255).astype(np.uint8))
+            acc += np.asarray(small.resize((size, size), Image.BICUBIC), np.float32) * weight
+        layers.append(acc)
+    Image.fromarray(np.clip(np.stack(layers, -1), 0, 255).astype(np.uint8), "RGB").save(
+        smooth, quality=90, subsampling=2)
 logo = os.path.join(folder, "logo.png")
 if not os.path.exists(logo):
     img = Image.new("RGBA", (1024, 512), (0, 0, 0, 0))
@@ -71,8 +95,47 @@ def rgba_hash(raw):
     return hashlib.sha256(raw).hexdigest()
 
 
+def full_decode():
+    """Table 3: the full decode of photo.jpg and smooth.jpg, every tool in turn, round after round."""
+    import statistics
+    print(f"Full decode ({args.rounds} rounds, each tool in turn; median wall, median CPU; "
+          f"photo.jpg {os.path.getsize(photo) // 1024} KiB, smooth.jpg {os.path.getsize(smooth) // 1024} KiB):\n")
+    rows = []
+    for name, path in (("photo", photo), ("smooth", smooth)):
+        ours = subprocess.run([imgtool, "info", "--hash", path], capture_output=True, text=True,
+                              check=True).stdout.split()[-1]
+        ppm = subprocess.run(["djpeg", "-pnm", path], capture_output=True, check=True).stdout
+        same = rgba_hash(Image.open(__import__("io").BytesIO(ppm)).convert("RGBA").tobytes()) == ours
+        vips_out = f"/dev/shm/imgtool-bench-jpeg-{name}.v"
+        tools = {
+            "imgtool info --verify": [imgtool, "info", "--verify", path],
+            "djpeg to /dev/null": ["djpeg", "-outfile", "/dev/null", path],
+            "vips copy to .v": ["vips", "copy", path, vips_out],
+            "Pillow load()": [py, "-c", f"from PIL import Image; Image.open({path!r}).load()"],
+            "imgtool info (start, header)": [imgtool, "info", path],
+        }
+        samples, failures = b.run_interleaved(tools, trials=args.rounds, warmup=1)
+        for label, error in failures.items():
+            print(f"{name}: {label} failed: {error}")
+        if os.path.exists(vips_out):
+            os.remove(vips_out)
+        med = {label: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+               for label, runs in samples.items()}
+        floor = med["djpeg to /dev/null"]
+        for label, (wall, cpu) in med.items():
+            rows.append([f"{name}: {label}", f"{wall * 1000:.1f} ms", f"{wall / floor[0]:.2f}x",
+                         f"{cpu * 1000:.1f} ms", f"{cpu / floor[1]:.2f}x"])
+        print(f"{name}: imgtool's pixels equal djpeg's: {same}")
+    print()
+    print(b.table(["file: tool", "wall", "wall vs djpeg", "CPU", "CPU vs djpeg"], rows) + "\n")
+    print(f"load average at the end: {open('/proc/loadavg').read().split()[0]} on {os.cpu_count()} cores\n")
+
+
 b.keep_core_busy(args.busy)
 print(f"# JPEG benchmark ({b.machine()}; {args.trials} trials, median wall, mean CPU{b.mode_note(args.busy)})\n")
+if args.full_decode_only:
+    full_decode()
+    sys.exit(0)
 print(f"photo.jpg: {size}x{size}, {os.path.getsize(photo) // 1024} KiB; logo.png: 1024x512 RGBA\n")
 
 # 1. Decode.
@@ -114,6 +177,9 @@ print(f"imgtool / djpeg: {base / floor:.2f}x (target <= 1.10); "
 
 if os.path.exists("/dev/shm/imgtool-bench-jpeg.ppm"):
     os.remove("/dev/shm/imgtool-bench-jpeg.ppm")
+
+# 3. Full decode, camera-like and smooth.
+full_decode()
 
 # 2. merge photo.jpg logo.png -o out.jpg.
 reference = os.path.join(folder, "reference.png")

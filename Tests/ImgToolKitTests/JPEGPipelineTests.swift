@@ -61,6 +61,34 @@ struct JPEGPipelineTests {
         }
     }
 
+    /// An image of fewer row groups than the converting thread waits for at a time (16), and one
+    /// of a few more (4:2:0: 16-row groups; 4:4:4: 8-row groups): the ring's first and last batches,
+    /// decoded with the default policy, which pipelines them whether a processor is idle or not.
+    @Test func fewRowGroupsEqualLibjpegsDecode() throws {
+        let wide = JPEGSplitDecodeTests.photo(width: 16400, height: 64)  // 4 groups of 16 rows
+        let tall = JPEGSplitDecodeTests.photo(width: 4100, height: 280)  // 35 groups of 8 rows
+        for (name, bytes) in [
+            ("4:2:0, 4 groups", try JPEGEncoder(quality: 70).encode(wide)),
+            ("4:4:4, 35 groups", try JPEGEncoder(quality: 95).encode(tall)),
+        ] {
+            let header = try JPEGDecoder(limits: .default).header(of: bytes)
+            if availableProcessors > 1 {
+                #expect(JPEGDecoder.pipelines(header: header, scaleDenominator: 1), "\(name)")
+            }
+            var single = JPEGDecoder(limits: .default)
+            single.splitPolicy = .never
+            let whole = try single.decode(bytes)
+            let byDefault = try JPEGDecoder(limits: .default).decode(bytes)
+            #expect(byDefault.warnings.isEmpty && whole.warnings.isEmpty)
+            let mismatch = JPEGSplitDecodeTests().firstMismatch(byDefault.image, whole.image)
+            #expect(mismatch == nil, "\(name): \(mismatch ?? "")")
+            let rows = CollectedRows(sourceSize: PixelSize(width: header.width, height: header.height))
+            #expect(try JPEGDecoder(limits: .default).stream(bytes, scaleDenominator: 1, to: rows) != nil)
+            let same = rows.image == whole.image.rgba8
+            #expect(same, "\(name)")
+        }
+    }
+
     /// A cut or damaged file: the pipeline is not tried or gives up, and the decode in one piece
     /// gives the same error, or the same warnings and pixels.
     @Test func damageGivesTheSameOutcome() throws {
