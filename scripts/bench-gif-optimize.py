@@ -23,6 +23,7 @@ Time (3): wall (median) and CPU (mean, user + system) of each tool over the whol
 each larger GIF, lossless and lossy; --busy keeps one core busy meanwhile.
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -38,9 +39,12 @@ parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--lossy", type=int, default=80)
 parser.add_argument("--samples", type=int, default=6, help="frames per large GIF scored by butteraugli")
 parser.add_argument("--skip-large", action="store_true", help="the corpus only")
+parser.add_argument("--magick-timeout", type=float, default=300,
+                    help="seconds ImageMagick may take on one file before it is stopped and left out")
 b.add_busy_argument(parser)
 args = parser.parse_args()
 
+print = functools.partial(print, flush=True)  # noqa: A001 (rows appear as they are measured)
 b.ensure_apt("gifsicle", "imagemagick", "ffmpeg", "libjxl-devtools")
 b.ensure_pip(("PIL", "pillow"), ("numpy", "numpy"))
 from PIL import Image  # noqa: E402
@@ -107,6 +111,7 @@ def size(path):
 
 # (1) Lossless.
 rows, totals, exact_fail, larger_than_gifsicle, larger_than_input = [], {}, [], [], []
+timed_out = set()  # inputs ImageMagick did not finish within --magick-timeout
 with b.busy_core(args.busy):
     for name, source in inputs:
         tools = commands(name, source)
@@ -114,8 +119,13 @@ with b.busy_core(args.busy):
         for tool, (out, cmd) in tools.items():
             if os.path.exists(out):
                 os.remove(out)
-            if subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            try:
+                limit = args.magick_timeout if tool.startswith("ImageMagick") else None
+                if subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit).returncode:
+                    failed.add(tool)
+            except subprocess.TimeoutExpired:
                 failed.add(tool)
+                timed_out.add(name)
         want = shown(source)
         row = {"name": name, "input": size(source)}
         for tool, (out, _) in tools.items():
@@ -150,7 +160,8 @@ print(f"| **corpus total** | {totals['input']:,} | " + " | ".join(f"{totals[t]:,
 print()
 print(f"imgtool larger than gifsicle -O3 on {len(larger_than_gifsicle)} of {len(rows)} files: {', '.join(larger_than_gifsicle) or 'none'}")
 print(f"imgtool larger than its input on {len(larger_than_input)}: {', '.join(larger_than_input) or 'none'}")
-print(f"outputs that do not show exactly the input's frames, delays and plays: {exact_fail or 'none'}\n")
+print(f"outputs that do not show exactly the input's frames, delays and plays: {exact_fail or 'none'}")
+print(f"ImageMagick stopped after {args.magick_timeout:.0f} s on: {', '.join(sorted(timed_out)) or 'none'}\n")
 
 
 # (2) Lossy, on the larger GIFs.
@@ -214,11 +225,16 @@ if large:
 
 # (3) Time.
 def timing(label, jobs):
-    """jobs: {tool: [command, ...]}, each tool's commands run one after another as one sample."""
+    """jobs: {tool: [command, ...]}, each tool's commands run one after another as one sample.
+    ImageMagick, minutes on the larger GIFs, is timed once, without a warm-up run."""
     # A file a tool refuses does not stop its other files (the refusals are listed above).
     scripts = {tool: "; ".join(" ".join(map(shlex_quote, c)) + " 2>/dev/null" for c in cmds) + "; true"
                for tool, cmds in jobs.items()}
-    samples, failures = b.run_interleaved(scripts, trials=args.trials, warmup=1)
+    slow = {t: c for t, c in scripts.items() if t.startswith("ImageMagick")}
+    samples, failures = b.run_interleaved(
+        {t: c for t, c in scripts.items() if t not in slow}, trials=args.trials, warmup=1)
+    for tool, script in slow.items():
+        samples[tool] = [b.run_once(script)]
     for tool, runs in samples.items():
         walls = sorted(w for w, _ in runs)
         cpu = sum(c for _, c in runs) / len(runs)
@@ -244,5 +260,6 @@ with b.busy_core(args.busy):
                 jobs.setdefault(tool, []).append(cmd)
     timing(f"{corpus_count} corpus GIFs, lossless", jobs)
     for name, source in large:
-        timing(f"{name}, lossless", {t: [c] for t, (_, c) in commands(name, source).items()})
+        timing(f"{name}, lossless", {t: [c] for t, (_, c) in commands(name, source).items()
+                                     if not (t.startswith("ImageMagick") and name in timed_out)})
         timing(f"{name}, --lossy {args.lossy}", {t: [c] for t, (_, c) in commands(name, source, args.lossy).items()})
