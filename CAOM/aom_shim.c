@@ -4,9 +4,55 @@
 #include <CVPX.h>
 #include <aom/aom_encoder.h>
 #include <aom/aomcx.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+// libaom's functions, found with dlsym on first use; each pointer has the header's own type.
+#define AOM_FUNCTIONS(X)                                                                                 \
+    X(aom_codec_av1_cx)                                                                                  \
+    X(aom_codec_enc_config_default)                                                                      \
+    X(aom_codec_enc_init_ver)                                                                            \
+    X(aom_codec_control)                                                                                 \
+    X(aom_codec_error)                                                                                   \
+    X(aom_codec_error_detail)                                                                            \
+    X(aom_codec_encode)                                                                                  \
+    X(aom_codec_get_cx_data)                                                                             \
+    X(aom_codec_get_global_headers)                                                                      \
+    X(aom_codec_destroy)                                                                                 \
+    X(aom_codec_version_str)                                                                             \
+    X(aom_img_alloc)                                                                                     \
+    X(aom_img_free)
+#define DECLARE(name) static __typeof__(&name) p_##name;
+AOM_FUNCTIONS(DECLARE)
+#undef DECLARE
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *load_error;
+
+static void load(void) {
+    const char *path = getenv("IMGTOOL_LIBAOM");
+    void *library = dlopen(path && *path ? path : "libaom.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        load_error = "libaom.so.3 is not installed (on Debian or Ubuntu: apt-get install libaom3)";
+        return;
+    }
+#define RESOLVE(name)                                                                                    \
+    *(void **)(&p_##name) = dlsym(library, #name);                                                       \
+    if (!p_##name) {                                                                                     \
+        load_error = "the libaom loaded lacks " #name " (imgtool needs libaom 3)";                         \
+        return;                                                                                          \
+    }
+    AOM_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+}
+
+const char *imgtool_aom_problem(void) {
+    pthread_once(&once, load);
+    return load_error;
+}
 
 struct imgtool_aom {
     aom_codec_ctx_t codec;
@@ -18,16 +64,20 @@ struct imgtool_aom {
 
 static void say(char *error, size_t size, const char *what, aom_codec_ctx_t *codec) {
     if (!error || size == 0) return;
-    const char *detail = codec ? aom_codec_error_detail(codec) : NULL;
+    const char *detail = codec ? p_aom_codec_error_detail(codec) : NULL;
     if (codec && detail)
-        snprintf(error, size, "%s: %s (%s)", what, aom_codec_error(codec), detail);
+        snprintf(error, size, "%s: %s (%s)", what, p_aom_codec_error(codec), detail);
     else if (codec)
-        snprintf(error, size, "%s: %s", what, aom_codec_error(codec));
+        snprintf(error, size, "%s: %s", what, p_aom_codec_error(codec));
     else
         snprintf(error, size, "%s", what);
 }
 
 imgtool_aom *imgtool_aom_create(const imgtool_aom_settings *s, char *error, size_t error_size) {
+    if (imgtool_aom_problem()) {
+        say(error, error_size, imgtool_aom_problem(), NULL);
+        return NULL;
+    }
     if (s->width < 1 || s->height < 1 || s->width > 65536 || s->height > 65536) {
         say(error, error_size, "AV1 frames are 1 to 65536 pixels a side", NULL);
         return NULL;
@@ -42,10 +92,10 @@ imgtool_aom *imgtool_aom_create(const imgtool_aom_settings *s, char *error, size
     aom->coded_width = s->width + (s->width & 1);
     aom->coded_height = s->height + (s->height & 1);
 
-    aom_codec_iface_t *iface = aom_codec_av1_cx();
+    aom_codec_iface_t *iface = p_aom_codec_av1_cx();
     aom_codec_enc_cfg_t cfg;
     unsigned usage = s->realtime ? AOM_USAGE_REALTIME : AOM_USAGE_GOOD_QUALITY;
-    if (aom_codec_enc_config_default(iface, &cfg, usage) != AOM_CODEC_OK) {
+    if (p_aom_codec_enc_config_default(iface, &cfg, usage) != AOM_CODEC_OK) {
         say(error, error_size, "libaom has no default AV1 configuration", NULL);
         imgtool_aom_destroy(aom);
         return NULL;
@@ -69,7 +119,7 @@ imgtool_aom *imgtool_aom_create(const imgtool_aom_settings *s, char *error, size
     cfg.kf_mode = AOM_KF_AUTO;
     cfg.kf_min_dist = 0;
     cfg.kf_max_dist = (unsigned)(s->key_interval_max > 0 ? s->key_interval_max : 240);
-    if (aom_codec_enc_init(&aom->codec, iface, &cfg, 0) != AOM_CODEC_OK) {
+    if (p_aom_codec_enc_init_ver(&aom->codec, iface, &cfg, 0, AOM_ENCODER_ABI_VERSION) != AOM_CODEC_OK) {
         say(error, error_size, "libaom could not start the AV1 encoder", &aom->codec);
         imgtool_aom_destroy(aom);
         return NULL;
@@ -78,22 +128,22 @@ imgtool_aom *imgtool_aom_create(const imgtool_aom_settings *s, char *error, size
     aom_codec_ctx_t *c = &aom->codec;
     unsigned tiles = 0;
     while (tiles < 6 && (aom->coded_width >> (tiles + 1)) >= 256 && (1 << (tiles + 1)) <= cfg.g_threads) tiles++;
-    int ok = aom_codec_control(c, AOME_SET_CPUUSED, s->cpu_used) == AOM_CODEC_OK &&
-             aom_codec_control(c, AOME_SET_CQ_LEVEL, (unsigned)s->cq_level) == AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_ROW_MT, 1u) == AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_TILE_COLUMNS, tiles) == AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_TUNE_CONTENT, s->screen ? AOM_CONTENT_SCREEN : AOM_CONTENT_DEFAULT) ==
+    int ok = p_aom_codec_control(c, AOME_SET_CPUUSED, s->cpu_used) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AOME_SET_CQ_LEVEL, (unsigned)s->cq_level) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AV1E_SET_ROW_MT, 1u) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AV1E_SET_TILE_COLUMNS, tiles) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AV1E_SET_TUNE_CONTENT, s->screen ? AOM_CONTENT_SCREEN : AOM_CONTENT_DEFAULT) ==
                  AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_COLOR_PRIMARIES, AOM_CICP_CP_BT_709) == AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_TRANSFER_CHARACTERISTICS, AOM_CICP_TC_BT_709) == AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_MATRIX_COEFFICIENTS, AOM_CICP_MC_BT_709) == AOM_CODEC_OK &&
-             aom_codec_control(c, AV1E_SET_COLOR_RANGE, AOM_CR_STUDIO_RANGE) == AOM_CODEC_OK;
+             p_aom_codec_control(c, AV1E_SET_COLOR_PRIMARIES, AOM_CICP_CP_BT_709) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AV1E_SET_TRANSFER_CHARACTERISTICS, AOM_CICP_TC_BT_709) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AV1E_SET_MATRIX_COEFFICIENTS, AOM_CICP_MC_BT_709) == AOM_CODEC_OK &&
+             p_aom_codec_control(c, AV1E_SET_COLOR_RANGE, AOM_CR_STUDIO_RANGE) == AOM_CODEC_OK;
     if (!ok) {
         say(error, error_size, "libaom refused an encoder setting", c);
         imgtool_aom_destroy(aom);
         return NULL;
     }
-    aom->picture = aom_img_alloc(NULL, AOM_IMG_FMT_I420, (unsigned)aom->coded_width, (unsigned)aom->coded_height, 32);
+    aom->picture = p_aom_img_alloc(NULL, AOM_IMG_FMT_I420, (unsigned)aom->coded_width, (unsigned)aom->coded_height, 32);
     if (!aom->picture) {
         say(error, error_size, "out of memory for an AV1 frame", NULL);
         imgtool_aom_destroy(aom);
@@ -118,7 +168,7 @@ int imgtool_aom_encode(imgtool_aom *aom, const uint8_t *rgba, size_t stride, int
         imgtool_rgba_to_i420(rgba, stride, aom->width, aom->height, planes, strides);
     }
     aom->iterator = NULL;
-    if (aom_codec_encode(&aom->codec, rgba ? aom->picture : NULL, pts, duration, 0) != AOM_CODEC_OK) {
+    if (p_aom_codec_encode(&aom->codec, rgba ? aom->picture : NULL, pts, duration, 0) != AOM_CODEC_OK) {
         say(error, error_size, "libaom could not encode a frame", &aom->codec);
         return 0;
     }
@@ -127,7 +177,7 @@ int imgtool_aom_encode(imgtool_aom *aom, const uint8_t *rgba, size_t stride, int
 
 int imgtool_aom_next_packet(imgtool_aom *aom, const uint8_t **data, size_t *size, int64_t *pts, int *key) {
     const aom_codec_cx_pkt_t *packet;
-    while ((packet = aom_codec_get_cx_data(&aom->codec, &aom->iterator)) != NULL) {
+    while ((packet = p_aom_codec_get_cx_data(&aom->codec, &aom->iterator)) != NULL) {
         if (packet->kind != AOM_CODEC_CX_FRAME_PKT) continue;
         *data = packet->data.frame.buf;
         *size = packet->data.frame.sz;
@@ -139,7 +189,7 @@ int imgtool_aom_next_packet(imgtool_aom *aom, const uint8_t **data, size_t *size
 }
 
 size_t imgtool_aom_sequence_header(imgtool_aom *aom, uint8_t *buffer, size_t capacity) {
-    aom_fixed_buf_t *header = aom_codec_get_global_headers(&aom->codec);
+    aom_fixed_buf_t *header = p_aom_codec_get_global_headers(&aom->codec);
     if (!header) return 0;
     size_t size = header->sz;
     if (header->buf && size <= capacity) memcpy(buffer, header->buf, size);
@@ -151,9 +201,9 @@ size_t imgtool_aom_sequence_header(imgtool_aom *aom, uint8_t *buffer, size_t cap
 
 void imgtool_aom_destroy(imgtool_aom *aom) {
     if (!aom) return;
-    if (aom->open) aom_codec_destroy(&aom->codec);
-    if (aom->picture) aom_img_free(aom->picture);
+    if (aom->open) p_aom_codec_destroy(&aom->codec);
+    if (aom->picture) p_aom_img_free(aom->picture);
     free(aom);
 }
 
-const char *imgtool_aom_version(void) { return aom_codec_version_str(); }
+const char *imgtool_aom_version(void) { return imgtool_aom_problem() ? NULL : p_aom_codec_version_str(); }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ImgToolKit
 
-/// MP4 output as AV1 (libaom, linked), the coding written when libavcodec has no libx264 encoder:
+/// MP4 output as AV1 (libaom, loaded at run time), the coding written when libavcodec has no libx264 encoder:
 /// the boxes as the AV1-in-ISOBMFF binding says, read back by imgtool's own MP4 reader (libavcodec,
 /// which CI installs, decodes AV1 with dav1d).
 @Suite("MP4 writer (AV1)", .enabled(if: MP4Codec().isAvailable), .serialized, .timeLimit(.minutes(5)))

@@ -26,6 +26,21 @@ struct MP4AV1OutputCLITests {
         #expect(Array(bytes[16..<32]) == Array("isomiso2av01mp41".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.mp4"])
 
+        // Without libaom too: one line naming both packages, exit 1, nothing written.
+        let neither = try CLIRunner.run(
+            program: "/usr/bin/env",
+            [
+                "IMGTOOL_LIBAVCODEC=/nonexistent/libavcodec.so", "IMGTOOL_LIBAOM=/nonexistent/libaom.so",
+                CLIRunner.executable.path, "convert", spinner, folder + "/none.mp4",
+            ])
+        #expect(neither.status == 1)
+        #expect(
+            neither.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") } == [
+                "error: \(folder)/none.mp4: writing MP4 needs libavcodec.so.59 with its libx264 encoder, or libaom.so.3 for AV1 (on Debian or Ubuntu: apt-get install libavcodec59, or libaom3)"
+            ], "\(neither.stderr)")
+        #expect(!neither.stderr.contains("AV1 (libaom)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.mp4"])
+
         let input = try ImageSource(contentsOf: spinner)
         let written = try ImageSource(contentsOf: output)
         #expect(written.info.format == .mp4 && written.info.frameCount == input.info.frameCount)

@@ -38,9 +38,10 @@ extension ImageFormat {
 /// ``WebMCodec``; no B-frames.
 ///
 /// Without libavcodec or its libx264 encoder (or with `IMGTOOL_MP4_CODEC=av1` in the
-/// environment), the video is AV1 instead, encoded by libaom (linked: BSD-licensed) in an `av01`
-/// sample entry, with the same frames, timing and colour, and `convert` says so in a note: AV1 in
-/// MP4 plays in current Chrome, Firefox and Safari 17 or later, less widely than H.264. There,
+/// environment), the video is AV1 instead, encoded by libaom (BSD-licensed, loaded at run time)
+/// in an `av01` sample entry, with the same frames, timing and colour, and `convert` says so in a
+/// note: AV1 in MP4 plays in current Chrome, Firefox and Safari 17 or later, less widely than
+/// H.264. Without libaom either, writing fails with `unsupportedFormat` naming both packages. There,
 /// ``ImageWriteOptions/quality`` (default 60) becomes libaom's constant-quality level
 /// `round((100 - quality) x 63 / 100)` (WebM's mapping) and
 /// ``ImageWriteOptions/compressionLevel`` (default 4) its cpu-used `10 - level`: real-time mode

@@ -13,8 +13,9 @@ extension MP4Writer {
     }
 
     /// Encodes `source` as AV1 with libaom into `sink`.
-    /// - Throws: ``ImgToolError``: `invalidArgument` for an option out of range; a decoding error
-    ///   from `source`; `writeFailed` when libaom fails; `cancelled`.
+    /// - Throws: ``ImgToolError``: `invalidArgument` for an option out of range; `unsupportedFormat`
+    ///   when libaom does not load; a decoding error from `source`; `writeFailed` when libaom fails;
+    ///   `cancelled`.
     func encodeAV1(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         throws(ImgToolError)
     {
@@ -30,6 +31,12 @@ extension MP4Writer {
         guard (1...16384).contains(info.width), (1...16384).contains(info.height) else {
             throw ImgToolError(
                 .invalidArgument, "cannot write a \(info.width)x\(info.height) MP4: sides must be 1...16384")
+        }
+        guard imgtool_aom_problem() == nil else {
+            throw ImgToolError(
+                .unsupportedFormat,
+                "writing MP4 needs libavcodec.so.59 with its libx264 encoder, or libaom.so.3 for AV1 (on Debian or Ubuntu: apt-get install libavcodec59, or libaom3)"
+            )
         }
         let (starts, end) = Self.timeline(info)
         var settings = imgtool_aom_settings()

@@ -4,8 +4,9 @@ internal import CVideo
 import Foundation
 
 /// Writes a ``FrameSource`` as an MP4 video: H.264 encoded by x264 through libavcodec (loaded at
-/// run time, never linked: Debian builds it with --enable-gpl), or AV1 encoded by libaom (linked)
-/// when libavcodec or its libx264 encoder is missing, muxed by ``MP4Muxer`` with `moov` first.
+/// run time, never linked: Debian builds it with --enable-gpl), or AV1 encoded by libaom (loaded
+/// at run time too) when libavcodec or its libx264 encoder is missing, muxed by ``MP4Muxer`` with
+/// `moov` first.
 ///
 /// - Timing as ``WebMWriter``: start times from the running sum of the delays in milliseconds, a
 ///   file's delays as browsers play them, a still shown for 100 ms.
@@ -54,9 +55,10 @@ struct MP4Writer {
         return isAvailable ? .h264 : .av1
     }
 
-    /// The note `convert` prints when an MP4 is written as AV1 rather than H.264, `nil` for H.264.
+    /// The note `convert` prints when an MP4 is written as AV1 rather than H.264; `nil` for H.264,
+    /// and when libaom does not load either (writing then fails).
     static var fallbackNote: String? {
-        guard chosenCodec == .av1 else { return nil }
+        guard chosenCodec == .av1, imgtool_aom_problem() == nil else { return nil }
         let why =
             isAvailable
             ? "as IMGTOOL_MP4_CODEC=av1 asks" : "libavcodec.so.59 with its libx264 encoder is not installed"
