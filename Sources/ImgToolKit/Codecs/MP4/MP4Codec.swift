@@ -62,8 +62,11 @@ public struct MP4Codec: ImageCodec {
     /// Whether libavformat and libavcodec could be loaded.
     public var isAvailable: Bool { VideoLibrary.problem == nil }
 
-    /// FFmpeg's versions and how they are loaded, or what to install.
-    public var runtimeNote: String? { VideoLibrary.note }
+    /// FFmpeg's versions and how they are loaded, or what to install; and which coding an MP4 is
+    /// written in when it is not H.264 (AV1 by libaom).
+    public var runtimeNote: String? {
+        MP4Writer.fallbackNote == nil ? VideoLibrary.note : VideoLibrary.note + "; MP4 written as AV1 (libaom)"
+    }
 
     /// The brands of MP4, QuickTime and their relatives, as an `ftyp` box's major brand.
     static let brands: Set<String> = [
