@@ -136,6 +136,21 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("vpx")]
         ),
+        // libaom's AV1 encoder for MP4 output when libavcodec has no H.264 encoder, loaded on first
+        // use and never linked, as the other large libraries (linked: 0.15 ms of every start-up);
+        // libaom is BSD-2-Clause (Debian 12's libaom3, which libavif brings anyway; building needs
+        // libaom-dev's headers). The shim uses CVPX's RGBA to YUV conversion (see CAOM/include/CAOM.h).
+        .target(
+            name: "CAOM",
+            dependencies: ["CVPX"],
+            path: "CAOM",
+            cSettings: [
+                .enableWarning("all"),
+                .enableWarning("extra"),
+                .treatAllWarnings(as: .error),
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // FreeType, HarfBuzz, FriBidi and fontconfig for --text, loaded on the first caption and never
         // linked (see CText/include/CText.h). FreeType's headers include each other from
         // /usr/include/freetype2, where Debian's libfreetype-dev puts them.
@@ -193,7 +208,7 @@ let package = Package(
             name: "ImgToolKit",
             dependencies: [
                 "CLibPNG", "CLibJPEG", "CGif", "CWebP", "CAVIF", "CJXL", "CHeif", "CResample", "CColor", "CCurlFetch",
-                "CText", "CVideo", "CVPX",
+                "CText", "CVideo", "CVPX", "CAOM",
             ],
             swiftSettings: strictSwift
         ),

@@ -14,13 +14,19 @@ butteraugli (max and 3-norm) and PSNR of sampled frames against the GIF's own fr
 Markdown. Every output is decoded by ffmpeg with libswscale's accurate rounding and chroma
 interpolation (its fast path's bias would score worse than either encoder's loss). With --busy, every tool runs while a spinning process keeps one core busy.
 
+With --av1, also MP4 as AV1 (the coding written without libavcodec's libx264, forced here with
+IMGTOOL_MP4_CODEC=av1) against `ffmpeg -c:v libaom-av1` with the same settings: cq-level 25
+(imgtool's default --quality 60: -crf 25 -b:v 0), good-quality cpu-used 6 (imgtool's default
+--level 4), screen-content tuning, lag 35, row-mt, the same tile columns, both cores, a key frame
+every 240 frames at most, BT.709 limited range 4:2:0 tagged, moov first.
+
 With --sweep, also the MP4 rate-quality curves: imgtool at the --quality of each CRF from 19 to 27
 against ffmpeg at that CRF (-bf 0, the same x264 settings), size and scores at each point. One
 point alone says little on this clip: most of it is still, so the key frame's coding of a few
 sharp edges lasts the whole clip, and which edges x264 codes badly changes from one CRF to the
 next, and with a change of one level in a few chroma samples (ffmpeg's libswscale and imgtool
 round and filter the chroma differently), for both tools.
-usage: scripts/bench-video-write.py [--trials N] [--busy] [--sweep]
+usage: scripts/bench-video-write.py [--trials N] [--busy] [--sweep] [--av1]
 """
 import argparse
 import math
@@ -36,6 +42,7 @@ import benchlib as b  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--sweep", action="store_true", help="also MP4 at CRF 19 to 27, imgtool against ffmpeg")
+parser.add_argument("--av1", action="store_true", help="also MP4 as AV1, imgtool against ffmpeg's libaom-av1")
 b.add_busy_argument(parser)
 args = parser.parse_args()
 
@@ -104,6 +111,15 @@ cmds = {
     "ffmpeg libx264 -bf 0": ["ffmpeg", "-v", "error", "-y", "-i", gif, *bt709, *x264, "-bf", "0", theirs_mp4],
     "ffmpeg libx264 (B-frames)": ["ffmpeg", "-v", "error", "-y", "-i", gif, *bt709, *x264, theirs_bf],
 }
+ours_av1 = os.path.join(work, "imgtool-av1.mp4")
+theirs_av1 = os.path.join(work, "ffmpeg-av1.mp4")
+if args.av1:
+    cmds["imgtool mp4 av1"] = ["env", "IMGTOOL_MP4_CODEC=av1", imgtool, "convert", gif, ours_av1, "--force"]
+    cmds["ffmpeg libaom-av1"] = [
+        "ffmpeg", "-v", "error", "-y", "-i", gif, *bt709, "-c:v", "libaom-av1", "-crf", "25", "-b:v", "0",
+        "-usage", "good", "-cpu-used", "6", "-row-mt", "1", "-tile-columns", str(tiles), "-threads", threads,
+        "-lag-in-frames", "35", "-g", "240", "-aom-params", "tune-content=screen", "-movflags", "+faststart",
+        theirs_av1]
 
 b.keep_core_busy(args.busy)
 samples, failures = b.run_interleaved(cmds, trials=args.trials)
@@ -157,7 +173,8 @@ def scores(path):
 rows = []
 outputs = [("imgtool", ours, "imgtool"), ("ffmpeg libvpx-vp9", theirs, "imgtool"),
            ("imgtool mp4", ours_mp4, "imgtool mp4"), ("ffmpeg libx264 -bf 0", theirs_mp4, "imgtool mp4"),
-           ("ffmpeg libx264 (B-frames)", theirs_bf, "imgtool mp4")]
+           ("ffmpeg libx264 (B-frames)", theirs_bf, "imgtool mp4"), ("imgtool mp4 av1", ours_av1, "imgtool mp4 av1"),
+           ("ffmpeg libaom-av1", theirs_av1, "imgtool mp4 av1")]
 for name, path, against in outputs:
     if name not in samples:
         continue

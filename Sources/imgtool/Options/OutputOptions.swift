@@ -19,13 +19,13 @@ struct OutputOptions: ParsableArguments {
 
     @Option(
         help:
-            "Compression effort: zlib level for PNG, 0-9 (default: chosen per frame); libwebp method for WebP, 0-6, 7-9 meaning 6 (default: 4; 0 is fastest); libaom speed 10 - level for AVIF (default: 4, speed 6); libvpx cpu-used 9 - level for WebM (default: 4, cpu-used 5); x264 preset for MP4, 0 ultrafast to 9 placebo (default: 5, medium)."
+            "Compression effort: zlib level for PNG, 0-9 (default: chosen per frame); libwebp method for WebP, 0-6, 7-9 meaning 6 (default: 4; 0 is fastest); libaom speed 10 - level for AVIF (default: 4, speed 6); libvpx cpu-used 9 - level for WebM (default: 4, cpu-used 5); x264 preset for MP4, 0 ultrafast to 9 placebo (default: 5, medium; AV1 MP4: libaom cpu-used 10 - level, real-time below 4, default 4, cpu-used 6)."
     )
     var level: Int?
 
     @Option(
         help:
-            "Lossy quality, 1-100 (JPEG, WebP, AVIF, JPEG XL, WebM: VP9 cq-level (100 - quality) x 63 / 100, default 60; MP4: x264 crf (100 - quality) x 51 / 100, default 55); given, WebP, AVIF and JPEG XL are written lossy unless --lossless. (default: the format's own)"
+            "Lossy quality, 1-100 (JPEG, WebP, AVIF, JPEG XL, WebM: VP9 cq-level (100 - quality) x 63 / 100, default 60; MP4: x264 crf (100 - quality) x 51 / 100, default 55, or for AV1 MP4 libaom cq-level as WebM, default 60); given, WebP, AVIF and JPEG XL are written lossy unless --lossless. (default: the format's own)"
     )
     var quality: Int?
 

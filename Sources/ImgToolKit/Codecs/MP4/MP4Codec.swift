@@ -35,8 +35,17 @@ extension ImageFormat {
 ///
 /// Frames are BT.709 limited-range 4:2:0 (yuv420p, as browsers play), odd sides padded to even by
 /// repeating the last column or row, timestamps in milliseconds from the delays as for
-/// ``WebMCodec``; no B-frames. Without libavcodec or its libx264 encoder, writing fails with
-/// `unsupportedFormat` naming the package.
+/// ``WebMCodec``; no B-frames.
+///
+/// Without libavcodec or its libx264 encoder (or with `IMGTOOL_MP4_CODEC=av1` in the
+/// environment), the video is AV1 instead, encoded by libaom (BSD-licensed, loaded at run time)
+/// in an `av01` sample entry, with the same frames, timing and colour, and `convert` says so in a
+/// note: AV1 in MP4 plays in current Chrome, Firefox and Safari 17 or later, less widely than
+/// H.264. Without libaom either, writing fails with `unsupportedFormat` naming both packages. There,
+/// ``ImageWriteOptions/quality`` (default 60) becomes libaom's constant-quality level
+/// `round((100 - quality) x 63 / 100)` (WebM's mapping) and
+/// ``ImageWriteOptions/compressionLevel`` (default 4) its cpu-used `10 - level`: real-time mode
+/// for 0-3, good-quality mode for 4-9; tuned for screen content.
 public struct MP4Codec: ImageCodec {
     /// Creates the codec.
     public init() {}
@@ -47,14 +56,17 @@ public struct MP4Codec: ImageCodec {
     public var displayName: String { "MPEG-4 / QuickTime video" }
     /// `mp4`, `m4v`, `mov`.
     public var extensions: [String] { ["mp4", "m4v", "mov"] }
-    /// Reads and writes (when FFmpeg's libraries are installed).
+    /// Reads (when FFmpeg's libraries are installed) and writes (H.264 through them, else AV1).
     public var capabilities: CodecCapabilities { [.read, .write, .writeAnimation] }
 
     /// Whether libavformat and libavcodec could be loaded.
     public var isAvailable: Bool { VideoLibrary.problem == nil }
 
-    /// FFmpeg's versions and how they are loaded, or what to install.
-    public var runtimeNote: String? { VideoLibrary.note }
+    /// FFmpeg's versions and how they are loaded, or what to install; and which coding an MP4 is
+    /// written in when it is not H.264 (AV1 by libaom).
+    public var runtimeNote: String? {
+        MP4Writer.fallbackNote == nil ? VideoLibrary.note : VideoLibrary.note + "; MP4 written as AV1 (libaom)"
+    }
 
     /// The brands of MP4, QuickTime and their relatives, as an `ftyp` box's major brand.
     static let brands: Set<String> = [
@@ -93,7 +105,7 @@ public struct MP4Codec: ImageCodec {
 }
 
 extension MP4Codec {
-    /// Writes an H.264 MP4 of every frame, with the options described above.
+    /// Writes an H.264 (else AV1) MP4 of every frame, with the options described above.
     public func write(
         _ source: any FrameSource, into sink: inout ByteSink, options: ImageWriteOptions,
         progress: (@Sendable (Int) -> Void)?

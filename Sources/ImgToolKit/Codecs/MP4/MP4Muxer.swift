@@ -1,15 +1,15 @@
-/// Writes an MP4 of one H.264 video track with the `moov` box before `mdat` (fast start: a
+/// Writes an MP4 of one H.264 or AV1 video track with the `moov` box before `mdat` (fast start: a
 /// browser starts playing before the whole file has arrived), so the samples are collected first
 /// and the file is written whole at the end.
 ///
-/// Layout: `ftyp` (isom, compatible iso2, avc1, mp41), `moov` (`mvhd`, one `trak` with `tkhd`,
-/// `mdia`: `mdhd`, `hdlr` vide, `minf`: `vmhd`, `dinf`, `stbl`: `stsd` with an `avc1` entry
-/// holding `avcC` and a `colr` `nclx` box (BT.709, limited range), `stts` from the samples'
-/// durations (run-length coded), `stss` for the key frames, `stsc` (one chunk), `stsz`, and `stco`
+/// Layout: `ftyp` (isom, compatible iso2, avc1 or av01, mp41), `moov` (`mvhd`, one `trak` with
+/// `tkhd`, `mdia`: `mdhd`, `hdlr` vide, `minf`: `vmhd`, `dinf`, `stbl`: `stsd` with an `avc1` entry
+/// holding `avcC` or an `av01` entry holding `av1C`, and a `colr` `nclx` box (BT.709, limited
+/// range), `stts` from the samples' durations (run-length coded), `stss` for the key frames, `stsc` (one chunk), `stsz`, and `stco`
 /// or `co64`), then `mdat`. Times are in milliseconds (timescale 1000).
 struct MP4Muxer {
-    /// One coded frame: its NAL units with 4-byte lengths, its duration in ms, whether it is a
-    /// key frame.
+    /// One coded frame: its NAL units with 4-byte lengths (H.264) or its OBUs without a temporal
+    /// delimiter (AV1), its duration in ms, whether it is a key frame.
     struct Sample {
         var data: [UInt8]
         var duration: Int
@@ -18,8 +18,24 @@ struct MP4Muxer {
 
     let width: Int
     let height: Int
-    /// The `avcC` record (AVCDecoderConfigurationRecord).
-    let configuration: [UInt8]
+    /// The coding and its configuration record.
+    let entry: SampleEntry
+
+    /// The video coding of the track, with its decoder configuration record.
+    enum SampleEntry {
+        /// H.264: the `avcC` record (AVCDecoderConfigurationRecord).
+        case avc([UInt8])
+        /// AV1: the `av1C` record (AV1CodecConfigurationRecord, ``MP4Muxer/av1Configuration(sequenceHeader:)``).
+        case av1([UInt8])
+
+        /// The sample entry's type and its configuration box.
+        var boxes: (type: String, configuration: [UInt8]) {
+            switch self {
+            case .avc(let record): ("avc1", MP4Muxer.box("avcC", record))
+            case .av1(let record): ("av01", MP4Muxer.box("av1C", record))
+            }
+        }
+    }
 
     /// A box: its size, its type and `content`.
     static func box(_ type: String, _ content: [UInt8]) -> [UInt8] {
@@ -43,7 +59,7 @@ struct MP4Muxer {
 
     /// The whole file.
     func file(_ samples: [Sample]) -> [UInt8] {
-        let ftyp = Self.box("ftyp", Array("isom".utf8) + Self.u32(512) + Array("isomiso2avc1mp41".utf8))
+        let ftyp = Self.box("ftyp", Array("isom".utf8) + Self.u32(512) + Array("isomiso2\(entry.boxes.type)mp41".utf8))
         let total = samples.reduce(0) { $0 + $1.data.count }
         let large = total + 16 > Int(UInt32.max)
         let mdatHeader =
@@ -78,13 +94,14 @@ struct MP4Muxer {
         let vmhd = Self.fullBox("vmhd", flags: 1, [UInt8](repeating: 0, count: 8))
         let dinf = Self.box("dinf", Self.fullBox("dref", Self.u32(1) + Self.fullBox("url ", flags: 1, [])))
         let colr = Self.box("colr", Array("nclx".utf8) + Self.u16(1) + Self.u16(1) + Self.u16(1) + [0])
-        let avc1 = Self.box(
-            "avc1",
+        let (type, configuration) = entry.boxes
+        let visual = Self.box(
+            type,
             [UInt8](repeating: 0, count: 6) + Self.u16(1) + [UInt8](repeating: 0, count: 16) + Self.u16(width)
                 + Self.u16(height) + Self.u32(0x0048_0000) + Self.u32(0x0048_0000) + Self.u32(0) + Self.u16(1)
                 + [UInt8](repeating: 0, count: 32) + Self.u16(0x18) + Self.u16(0xFFFF)
-                + Self.box("avcC", configuration) + colr)
-        let stsd = Self.fullBox("stsd", Self.u32(1) + avc1)
+                + configuration + colr)
+        let stsd = Self.fullBox("stsd", Self.u32(1) + visual)
         var runs: [(count: Int, delta: Int)] = []
         for sample in samples {
             if let last = runs.last, last.delta == sample.duration {

@@ -1,9 +1,12 @@
+internal import CAOM
 internal import CVPX
 internal import CVideo
+import Foundation
 
 /// Writes a ``FrameSource`` as an MP4 video: H.264 encoded by x264 through libavcodec (loaded at
-/// run time, never linked: Debian builds it with --enable-gpl), muxed by ``MP4Muxer`` with `moov`
-/// first.
+/// run time, never linked: Debian builds it with --enable-gpl), or AV1 encoded by libaom (loaded
+/// at run time too) when libavcodec or its libx264 encoder is missing, muxed by ``MP4Muxer`` with
+/// `moov` first.
 ///
 /// - Timing as ``WebMWriter``: start times from the running sum of the delays in milliseconds, a
 ///   file's delays as browsers play them, a still shown for 100 ms.
@@ -16,15 +19,51 @@ internal import CVideo
 ///   slower, veryslow, placebo (default: medium).
 /// - No B-frames, so decoding order is presentation order and no `ctts` or edit list is needed.
 /// - The coded frames are kept in memory until the end, to write `moov` before them.
+/// - AV1 (``encodeAV1(_:into:progress:)``): the same frames, timing and colour, quality 0-100
+///   (default 60) as libaom's constant-quality level `round((100 - quality) x 63 / 100)` (WebM's
+///   mapping: 60 is cq-level 25), level 0-9 (default 4) as libaom's cpu-used `10 - level`, in
+///   real-time mode for levels 0-3 (cpu-used 10-7) and good-quality mode for 4-9 (cpu-used 6-1),
+///   tuned for screen content.
 struct MP4Writer {
-    let quality: Int
+    /// The video coding written.
+    enum VideoCodec: String {
+        case h264
+        case av1
+    }
+
+    let quality: Int?
     let level: Int?
     let background: RGBAColor
+    let videoCodec: VideoCodec
 
-    init(options: ImageWriteOptions) {
-        quality = options.quality ?? 55
+    /// `codec` `nil`: ``chosenCodec``.
+    init(options: ImageWriteOptions, codec: VideoCodec? = nil) {
+        quality = options.quality
         level = options.compressionLevel
         background = options.background ?? .white
+        videoCodec = codec ?? Self.chosenCodec
+    }
+
+    /// The coding an MP4 is written in: `IMGTOOL_MP4_CODEC` (`h264` or `av1`) when set, else
+    /// H.264 when libavcodec loads with its libx264 encoder, else AV1.
+    static var chosenCodec: VideoCodec {
+        if let value = ProcessInfo.processInfo.environment["IMGTOOL_MP4_CODEC"],
+            let forced = VideoCodec(rawValue: value)
+        {
+            return forced
+        }
+        return isAvailable ? .h264 : .av1
+    }
+
+    /// The note `convert` prints when an MP4 is written as AV1 rather than H.264; `nil` for H.264,
+    /// and when libaom does not load either (writing then fails).
+    static var fallbackNote: String? {
+        guard chosenCodec == .av1, imgtool_aom_problem() == nil else { return nil }
+        let why =
+            isAvailable
+            ? "as IMGTOOL_MP4_CODEC=av1 asks" : "libavcodec.so.59 with its libx264 encoder is not installed"
+        return
+            "written as AV1 (libaom), \(why): it plays in current Chrome, Firefox and Safari 17 or later but less widely than H.264"
     }
 
     /// x264's constant rate factor for `quality`.
@@ -46,6 +85,8 @@ struct MP4Writer {
     func encode(_ source: any FrameSource, into sink: inout ByteSink, progress: (@Sendable (Int) -> Void)?)
         throws(ImgToolError)
     {
+        if videoCodec == .av1 { return try encodeAV1(source, into: &sink, progress: progress) }
+        let quality = self.quality ?? 55
         let info = source.info
         guard (0...100).contains(quality) else {
             throw ImgToolError(.invalidArgument, "MP4 quality \(quality) is out of range: 0...100")
@@ -63,13 +104,7 @@ struct MP4Writer {
                 "writing MP4 needs libavcodec.so.59 with its libx264 encoder (on Debian or Ubuntu: apt-get install libavcodec59)"
             )
         }
-        var timeline = MillisecondTimeline()
-        var starts: [Int] = []
-        var end = 0
-        for frame in info.frames {
-            starts.append(end)
-            end += timeline.duration(of: WebMWriter.shownFor(info.frameCount > 1 ? frame.delay : .zero, in: info))
-        }
+        let (starts, end) = Self.timeline(info)
         let fps = max(1, min(240, Int((Double(info.frameCount) * 1000 / Double(max(end, 1))).rounded())))
         let (width, height) = (info.width + info.width % 2, info.height + info.height % 2)
         var error = imgtool_video_error()
@@ -137,7 +172,19 @@ struct MP4Writer {
         guard let configuration = extradata.flatMap(MP4Muxer.configuration(fromAnnexB:)) else {
             throw ImgToolError(.writeFailed, "libx264 gave no SPS and PPS")
         }
-        try sink.append(MP4Muxer(width: width, height: height, configuration: configuration).file(samples))
+        try sink.append(MP4Muxer(width: width, height: height, entry: .avc(configuration)).file(samples))
+    }
+
+    /// Each frame's start and the end, in milliseconds, as ``WebMWriter`` times them.
+    static func timeline(_ info: ImageInfo) -> (starts: [Int], end: Int) {
+        var timeline = MillisecondTimeline()
+        var starts: [Int] = []
+        var end = 0
+        for frame in info.frames {
+            starts.append(end)
+            end += timeline.duration(of: WebMWriter.shownFor(info.frameCount > 1 ? frame.delay : .zero, in: info))
+        }
+        return (starts, end)
     }
 
     private static func failure(_ error: imgtool_video_error) -> ImgToolError {

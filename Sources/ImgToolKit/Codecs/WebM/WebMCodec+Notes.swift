@@ -6,9 +6,11 @@ extension WebMCodec: MetadataNoting {
 }
 
 extension MP4Codec: MetadataNoting {
-    /// What an MP4 leaves out or changes (``VideoWriting/notes(for:options:formatName:)``).
+    /// What an MP4 leaves out or changes (``VideoWriting/notes(for:options:formatName:)``), and
+    /// that it is written as AV1 rather than H.264 (``MP4Writer/fallbackNote``).
     func metadataNotes(for source: any FrameSource, options: ImageWriteOptions) -> [String] {
         VideoWriting.notes(for: source, options: options, formatName: "MP4")
+            + (MP4Writer.fallbackNote.map { [$0] } ?? [])
     }
 }
 
