@@ -290,10 +290,12 @@ size_t imgtool_gif_lzw_encode_lossy(
             }
         }
         // The pixels of the chosen string, from its last back to its first.
-        uint32_t code = best;
-        for (size_t k = best_length; k-- > 0;) {
-            coded[start + k] = suffix[code];
-            code = k > 0 ? parent[code] : code;
+        if (coded != NULL) {
+            uint32_t code = best;
+            for (size_t k = best_length; k-- > 0;) {
+                coded[start + k] = suffix[code];
+                code = k > 0 ? parent[code] : code;
+            }
         }
         emit(&w, best, width);
         start += best_length;

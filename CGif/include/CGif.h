@@ -56,8 +56,8 @@ size_t imgtool_gif_lzw_encode_choosing(
 /// row of `row_width` pixels and at each new string). A pixel at `transparent_index` that may
 /// not be transparent otherwise (`may_be_transparent` zero) stays transparent; one that may be
 /// is continued by the transparent index at no error. A full table is cleared at once. The
-/// index coded for each pixel goes to `coded` (`count` bytes), so the caller knows what a
-/// decoder shows.
+/// index coded for each pixel goes to `coded` (`count` bytes; NULL for none), so the caller knows
+/// what a decoder shows.
 size_t imgtool_gif_lzw_encode_lossy(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, size_t row_width,
     int minimum_code_size, int transparent_index, const uint32_t *table, int table_count, float max_error,

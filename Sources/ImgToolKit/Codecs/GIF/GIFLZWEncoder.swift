@@ -83,16 +83,13 @@ enum GIFLZWEncoder {
         let capacity = imgtool_gif_lzw_encoded_capacity(indices.count)
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: capacity))
-        var scratch = coded == nil ? [UInt8](repeating: 0, count: indices.count) : []
+        precondition(coded.map { $0.count >= indices.count } ?? true, "one coded index per pixel")
         let written = output.withUnsafeMutableBufferPointer { bytes in
             table.withUnsafeBufferPointer { table in
-                scratch.withUnsafeMutableBufferPointer { scratch in
-                    imgtool_gif_lzw_encode_lossy(
-                        indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, rowWidth,
-                        Int32(minimumCodeSize), Int32(transparentIndex.map(Int.init) ?? -1), table.baseAddress,
-                        Int32(table.count), maxError, bytes.baseAddress.unsafelyUnwrapped + start,
-                        (coded ?? scratch).baseAddress)
-                }
+                imgtool_gif_lzw_encode_lossy(
+                    indices.baseAddress, mayBeTransparent?.baseAddress, indices.count, rowWidth,
+                    Int32(minimumCodeSize), Int32(transparentIndex.map(Int.init) ?? -1), table.baseAddress,
+                    Int32(table.count), maxError, bytes.baseAddress.unsafelyUnwrapped + start, coded?.baseAddress)
             }
         }
         output.removeLast(capacity - written)

@@ -22,16 +22,7 @@ extension MP4Writer {
         let info = source.info
         let quality = self.quality ?? 60
         let level = self.level ?? 4
-        guard (0...100).contains(quality) else {
-            throw ImgToolError(.invalidArgument, "MP4 quality \(quality) is out of range: 0...100")
-        }
-        guard (0...9).contains(level) else {
-            throw ImgToolError(.invalidArgument, "MP4 compression level \(level) is out of range: 0...9")
-        }
-        guard (1...16384).contains(info.width), (1...16384).contains(info.height) else {
-            throw ImgToolError(
-                .invalidArgument, "cannot write a \(info.width)x\(info.height) MP4: sides must be 1...16384")
-        }
+        try Self.check(quality: quality, level: level, info)
         guard imgtool_aom_problem() == nil else {
             throw ImgToolError(
                 .unsupportedFormat,
@@ -78,14 +69,7 @@ extension MP4Writer {
             }
             return any
         }
-        let reader = try source.makeFrameReader(depth: .eight)
-        var index = 0
-        while let frame = try reader.nextFrame() {
-            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing MP4 frame \(index)") }
-            guard index < starts.count else { break }
-            let image = frame.image.flattened(onto: background).converted(to: .eight)
-            guard case .rgba8(let samples) = image.samples, image.width == info.width, image.height == info.height
-            else { throw ImgToolError(.corrupt, "frame \(index) is not \(info.width)x\(info.height)") }
+        let frames = try forEachFrame(of: source, upTo: starts.count) { (index, samples) throws(ImgToolError) in
             let next = index + 1 < starts.count ? starts[index + 1] : end
             let encoded = samples.withUnsafeBufferPointer { pixels in
                 imgtool_aom_encode(
@@ -94,22 +78,14 @@ extension MP4Writer {
             }
             guard encoded == 1 else { throw failure() }
             try receive()
-            index += 1
         }
-        guard index > 0 else { throw ImgToolError(.corrupt, "the image has no frames to write") }
         repeat {
             guard imgtool_aom_encode(encoder, nil, 0, 0, 0, &message, message.count) == 1 else { throw failure() }
         } while try receive()
-        guard packets.count == index else {
-            throw ImgToolError(.writeFailed, "libaom gave \(packets.count) frames for \(index)")
+        guard packets.count == frames else {
+            throw ImgToolError(.writeFailed, "libaom gave \(packets.count) frames for \(frames)")
         }
-        let lastEnd = index < starts.count ? starts[index] : end
-        let samples = packets.indices.map { position in
-            let next = position + 1 < packets.count ? packets[position + 1].pts : lastEnd
-            return MP4Muxer.Sample(
-                data: packets[position].data, duration: max(next - packets[position].pts, 1), key: packets[position].key
-            )
-        }
+        let samples = Self.samples(packets, end: frames < starts.count ? starts[frames] : end)
         var header = [UInt8](repeating: 0, count: 256)
         let size = imgtool_aom_sequence_header(encoder, &header, header.count)
         guard size > 0, size <= header.count,

@@ -88,16 +88,7 @@ struct MP4Writer {
         if videoCodec == .av1 { return try encodeAV1(source, into: &sink, progress: progress) }
         let quality = self.quality ?? 55
         let info = source.info
-        guard (0...100).contains(quality) else {
-            throw ImgToolError(.invalidArgument, "MP4 quality \(quality) is out of range: 0...100")
-        }
-        if let level, !(0...9).contains(level) {
-            throw ImgToolError(.invalidArgument, "MP4 compression level \(level) is out of range: 0...9")
-        }
-        guard (1...16384).contains(info.width), (1...16384).contains(info.height) else {
-            throw ImgToolError(
-                .invalidArgument, "cannot write a \(info.width)x\(info.height) MP4: sides must be 1...16384")
-        }
+        try Self.check(quality: quality, level: level, info)
         guard Self.isAvailable else {
             throw ImgToolError(
                 .unsupportedFormat,
@@ -133,14 +124,7 @@ struct MP4Writer {
                 progress?(packets.count)
             }
         }
-        let reader = try source.makeFrameReader(depth: .eight)
-        var index = 0
-        while let frame = try reader.nextFrame() {
-            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing MP4 frame \(index)") }
-            guard index < starts.count else { break }
-            let image = frame.image.flattened(onto: background).converted(to: .eight)
-            guard case .rgba8(let samples) = image.samples, image.width == info.width, image.height == info.height
-            else { throw ImgToolError(.corrupt, "frame \(index) is not \(info.width)x\(info.height)") }
+        let frames = try forEachFrame(of: source, upTo: starts.count) { (index, samples) throws(ImgToolError) in
             var planes: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil]
             var strides: [Int32] = [0, 0, 0]
             guard imgtool_h264_frame(encoder, &planes, &strides, &error) == 1 else { throw Self.failure(error) }
@@ -150,21 +134,13 @@ struct MP4Writer {
             }
             guard imgtool_h264_send(encoder, Int64(starts[index]), 0, &error) == 1 else { throw Self.failure(error) }
             try receive()
-            index += 1
         }
-        guard index > 0 else { throw ImgToolError(.corrupt, "the image has no frames to write") }
         guard imgtool_h264_send(encoder, 0, 1, &error) == 1 else { throw Self.failure(error) }
         try receive()
-        guard packets.count == index else {
-            throw ImgToolError(.writeFailed, "libx264 gave \(packets.count) frames for \(index)")
+        guard packets.count == frames else {
+            throw ImgToolError(.writeFailed, "libx264 gave \(packets.count) frames for \(frames)")
         }
-        let lastEnd = index < starts.count ? starts[index] : end
-        let samples = packets.indices.map { position in
-            let next = position + 1 < packets.count ? packets[position + 1].pts : lastEnd
-            return MP4Muxer.Sample(
-                data: packets[position].data, duration: max(next - packets[position].pts, 1), key: packets[position].key
-            )
-        }
+        let samples = Self.samples(packets, end: frames < starts.count ? starts[frames] : end)
         var extradataSize: Int32 = 0
         let extradata = imgtool_h264_extradata(encoder, &extradataSize).map {
             Array(UnsafeBufferPointer(start: $0, count: Int(extradataSize)))
@@ -173,6 +149,55 @@ struct MP4Writer {
             throw ImgToolError(.writeFailed, "libx264 gave no SPS and PPS")
         }
         try sink.append(MP4Muxer(width: width, height: height, entry: .avc(configuration)).file(samples))
+    }
+
+    /// Refuses a quality outside 0-100, a level outside 0-9 and a side outside 1-16384.
+    static func check(quality: Int, level: Int?, _ info: ImageInfo) throws(ImgToolError) {
+        guard (0...100).contains(quality) else {
+            throw ImgToolError(.invalidArgument, "MP4 quality \(quality) is out of range: 0...100")
+        }
+        if let level, !(0...9).contains(level) {
+            throw ImgToolError(.invalidArgument, "MP4 compression level \(level) is out of range: 0...9")
+        }
+        guard (1...16384).contains(info.width), (1...16384).contains(info.height) else {
+            throw ImgToolError(
+                .invalidArgument, "cannot write a \(info.width)x\(info.height) MP4: sides must be 1...16384")
+        }
+    }
+
+    /// Reads `source`'s frames (at most `count`), each flattened onto ``background`` as 8-bit
+    /// RGBA, and hands them to `encode` with their index; returns how many there were.
+    /// - Throws: `cancelled` when the task is; `corrupt` for a frame of another size or no frame
+    ///   at all; what reading or `encode` throws.
+    func forEachFrame(
+        of source: any FrameSource, upTo count: Int,
+        _ encode: (Int, [UInt8]) throws(ImgToolError) -> Void
+    ) throws(ImgToolError) -> Int {
+        let info = source.info
+        let reader = try source.makeFrameReader(depth: .eight)
+        var index = 0
+        while let frame = try reader.nextFrame() {
+            if Task.isCancelled { throw ImgToolError(.cancelled, "cancelled while writing MP4 frame \(index)") }
+            guard index < count else { break }
+            let image = frame.image.flattened(onto: background).converted(to: .eight)
+            guard case .rgba8(let samples) = image.samples, image.width == info.width, image.height == info.height
+            else { throw ImgToolError(.corrupt, "frame \(index) is not \(info.width)x\(info.height)") }
+            try encode(index, samples)
+            index += 1
+        }
+        guard index > 0 else { throw ImgToolError(.corrupt, "the image has no frames to write") }
+        return index
+    }
+
+    /// The coded frames as the muxer's samples: each lasts until the next one's presentation
+    /// time, the last until `end` (at least 1 ms each).
+    static func samples(_ packets: [(data: [UInt8], pts: Int, key: Bool)], end: Int) -> [MP4Muxer.Sample] {
+        packets.indices.map { position in
+            let next = position + 1 < packets.count ? packets[position + 1].pts : end
+            return MP4Muxer.Sample(
+                data: packets[position].data, duration: max(next - packets[position].pts, 1), key: packets[position].key
+            )
+        }
     }
 
     /// Each frame's start and the end, in milliseconds, as ``WebMWriter`` times them.
