@@ -41,6 +41,24 @@ struct ForkJoinTests {
         }
     }
 
+    /// FuzzOperationWords' second leak report: the worker kept a copy of the side's result (a
+    /// resized 16-bit frame) in its delivery closure and released it just after the joiner had
+    /// woken, so a frame the joiner had let go of was still alive, reachable only through a
+    /// tagged enum payload that LeakSanitizer cannot follow.
+    @Test("the side's result is the joiner's alone: gone as soon as the joiner lets it go")
+    func resultOwnedByJoiner() {
+        let released = Locked(0)
+        for round in 1...500 {
+            do {
+                let witness = fork { Witness(released) }.join()
+                _ = witness
+            }
+            let count = released.withLock { $0 }
+            #expect(count == round, "round \(round): the side's result outlived the joiner's last use")
+            if count != round { break }
+        }
+    }
+
     @Test("a thousand forks one after another reuse a few workers")
     func reuse() {
         var threads = Set<UInt>()

@@ -168,6 +168,13 @@ final class ResizedFrameReader: FrameReader {
         self.frames = frames
     }
 
+    /// A reader let go before its last frame (a `--frames` range that ends early, a failure
+    /// after it) waits for the resize it started: no work of a reader outlives it, and the
+    /// frame goes with it.
+    deinit {
+        _ = resizing?.resized.join()
+    }
+
     func nextFrame() throws(ImgToolError) -> Frame? {
         if upcoming == nil {
             upcoming = Result { () throws(ImgToolError) in try base.nextFrame() }
