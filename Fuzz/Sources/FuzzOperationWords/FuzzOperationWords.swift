@@ -22,7 +22,8 @@ enum FuzzOperationWords {
     /// A 2x2 overlay, written once to a temporary file.
     static let overlayPath: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-overlay-\(getpid()).png").path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(png(width: 2, height: 2, frames: 1, depth: .eight)))
+        let overlay = Data(png(width: 2, height: 2, frames: 1, depth: .eight))
+        _ = FileManager.default.createFile(atPath: path, contents: overlay)
         return path
     }()
 
