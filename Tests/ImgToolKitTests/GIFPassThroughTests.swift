@@ -58,9 +58,19 @@ struct GIFPassThroughTests {
         }
     }
 
+    /// A still of two colours whose global table lists them in the other order than the writer
+    /// does (it numbers colours by first use): what the writer makes is just as large, but not
+    /// these bytes.
+    static func reversedPalette() -> [UInt8] {
+        var gif = GIFBuilder(width: 4, height: 4, globalColors: [(255, 255, 255), (0, 0, 0)], version: "GIF87a")
+        gif.image(width: 4, height: 4, indices: [1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 0, 1])
+        return gif.build()
+    }
+
     /// Frame 0 draws all 256 colours of the global table; frame 1, two of them as noise, with a
-    /// local table of just those two (3-bit codes where the global table needs 9): the writer
-    /// draws it with the global table, larger than the input.
+    /// local table of just those two (3-bit codes where the global table's entries 5 and 9 need
+    /// 5-bit ones). The writer once drew it with the global table, larger than the input; it now
+    /// numbers the colours that later frames draw first, and codes such a frame with 3-bit codes.
     static func twoColoursLocally() -> [UInt8] {
         let colors: [GIFBuilder.RGB] = (0..<256).map { (value: Int) -> GIFBuilder.RGB in
             (r: UInt8(value), g: UInt8(255 - value), b: UInt8(value / 2))
@@ -78,7 +88,10 @@ struct GIFPassThroughTests {
 
     @Test("convert: never larger than the input's drawing records, and the same frames")
     func neverLarger() async throws {
-        for input in [Self.animation(extras: false), Self.animation(extras: true), Self.twoColoursLocally()] {
+        for input in [
+            Self.animation(extras: false), Self.animation(extras: true), Self.reversedPalette(),
+            Self.twoColoursLocally(),
+        ] {
             let source = try ImageSource(data: input, name: "in.gif")
             var sink = ByteSink()
             try await GIFCodec().write(source, into: &sink, options: ImageWriteOptions(), progress: nil)
@@ -86,9 +99,9 @@ struct GIFPassThroughTests {
             #expect(sink.bytes.count <= records.count)
             #expect(try Self.shown(sink.bytes) == Self.shown(input))
         }
-        // The input's records win where they are smaller; an option that changes the file (here
-        // the plays) makes it anew
-        let input = Self.twoColoursLocally()
+        // The input's records win where they are no larger (byte for byte the same file); an
+        // option that changes the file (here the plays) makes it anew.
+        let input = Self.reversedPalette()
         var kept = ByteSink()
         try await GIFCodec().write(
             try ImageSource(data: input, name: "in.gif"), into: &kept, options: ImageWriteOptions(), progress: nil)
@@ -98,9 +111,16 @@ struct GIFPassThroughTests {
         var made = ByteSink()
         try await GIFCodec().write(
             try ImageSource(data: input, name: "in.gif"), into: &made, options: options, progress: nil)
-        #expect(made.bytes.count > input.count)
+        #expect(made.bytes != input)
         #expect(try Self.shown(made.bytes) == Self.shown(input))
         #expect(try ImageSource(data: made.bytes, name: "out.gif").info.plays == 3)
+        // A frame of two colours that lie high in a large global table: made smaller than the
+        // input's local table.
+        let local = Self.twoColoursLocally()
+        var smaller = ByteSink()
+        try await GIFCodec().write(
+            try ImageSource(data: local, name: "in.gif"), into: &smaller, options: ImageWriteOptions(), progress: nil)
+        #expect(smaller.bytes.count < local.count)
     }
 
     /// Each composited frame and its delay.

@@ -650,3 +650,108 @@ struct GIFWriterTests {
         #expect(codec.capabilities.isSuperset(of: [.write, .writeAnimation, .writeAlpha]))
     }
 }
+
+/// The layout of a GIF the writer made: the screen's background index, the global table's
+/// entries, and each image's rectangle, LZW minimum code size and transparent index.
+private struct Layout {
+    struct Image: Equatable {
+        var x: Int, y: Int, width: Int, height: Int
+        var codeSize: Int
+        var transparent: UInt8?
+        var hasLocalTable: Bool
+    }
+    var background: UInt8
+    var globalEntries: Int
+    var images: [Image] = []
+
+    init(_ gif: [UInt8]) {
+        background = gif[11]
+        globalEntries = gif[10] & 0x80 != 0 ? 2 << Int(gif[10] & 7) : 0
+        var position = 13 + globalEntries * 3
+        var transparent: UInt8?
+        func skipSubBlocks() {
+            while position < gif.count, gif[position] != 0 { position += Int(gif[position]) + 1 }
+            position += 1
+        }
+        func word(_ at: Int) -> Int { Int(gif[at]) | Int(gif[at + 1]) << 8 }
+        while position < gif.count {
+            switch gif[position] {
+            case 0x21:
+                if gif[position + 1] == 0xF9 { transparent = gif[position + 3] & 1 != 0 ? gif[position + 6] : nil }
+                position += 2
+                skipSubBlocks()
+            case 0x2C:
+                let packed = gif[position + 9]
+                var image = Image(
+                    x: word(position + 1), y: word(position + 3), width: word(position + 5),
+                    height: word(position + 7), codeSize: 0, transparent: transparent,
+                    hasLocalTable: packed & 0x80 != 0)
+                position += 10 + (packed & 0x80 != 0 ? 3 << (Int(packed & 7) + 1) : 0)
+                image.codeSize = Int(gif[position])
+                position += 1
+                skipSubBlocks()
+                images.append(image)
+                transparent = nil
+            default:
+                return
+            }
+        }
+    }
+}
+
+@Suite("GIF writer: layout choices", .timeLimit(.minutes(5)))
+struct GIFWriterLayoutTests {
+    private static let red: [UInt8] = [255, 0, 0, 255]
+    private static let blue: [UInt8] = [0, 0, 255, 255]
+    private static let clear: [UInt8] = [0, 0, 0, 0]
+
+    @Test("frame 0 is stored as the rectangle of its visible pixels; the background index names its transparent index")
+    func firstFrameCropped() async throws {
+        let (r, b, c) = (Self.red, Self.blue, Self.clear)
+        let image = APNGBuilder.image([
+            [c, c, c, c, c, c], [c, c, r, b, c, c], [c, c, b, r, c, c], [c, c, c, c, c, c], [c, c, c, c, c, c],
+        ])
+        let gif = try await writeGIF(ArrayFrameSource(images: [image], delaysMs: [0]))
+        let layout = Layout(gif)
+        let frame = try #require(layout.images.first)
+        #expect((frame.x, frame.y, frame.width, frame.height) == (2, 1, 2, 2))
+        let transparent = try #require(frame.transparent)
+        #expect(!frame.hasLocalTable && layout.background == transparent)
+        #expect(try decode(gif).frames == [image])
+    }
+
+    @Test("a frame drawing two colours of a large table has them at its first indices: a 2-bit code size")
+    func fewColoursLowIndices() async throws {
+        var colors: [[UInt8]] = (0..<200).map { [UInt8($0), UInt8(255 - $0), UInt8($0 / 3), 255] }
+        colors.swapAt(0, 150)
+        let first = randomImage(20, 20, colors: colors, seed: 7)
+        guard case .rgba8(var samples) = first.samples else { return }
+        var noise = Noise(state: 9)
+        for y in 5..<15 {
+            for x in 5..<15 {
+                let color = noise.next() % 2 == 0 ? colors[120] : colors[199]
+                samples.replaceSubrange((y * 20 + x) * 4..<(y * 20 + x) * 4 + 4, with: color)
+            }
+        }
+        let second = PixelBuffer(width: 20, height: 20, rgba8: samples)
+        let gif = try await writeGIF(ArrayFrameSource(images: [first, second], delaysMs: [100, 100]))
+        let layout = Layout(gif)
+        #expect(layout.images.count == 2)
+        #expect(layout.images.last?.codeSize == 2)
+        #expect(layout.images.last?.hasLocalTable == false)
+        #expect(try decode(gif).frames == [first, second])
+    }
+
+    @Test("two colours, and later frames that each change pixels to one of them: a two-entry global table")
+    func noSpareEntryWhenAColourCanServe() async throws {
+        let (r, b) = (Self.red, Self.blue)
+        let images = [
+            APNGBuilder.image([[r, r, b, b], [r, r, b, b]]),
+            APNGBuilder.image([[b, r, b, b], [r, r, b, b]]),
+            APNGBuilder.image([[b, b, b, b], [r, b, b, b]]),
+        ]
+        let gif = try await writeGIF(ArrayFrameSource(images: images, delaysMs: [100, 100, 100]))
+        #expect(Layout(gif).globalEntries == 2)
+        #expect(try decode(gif).frames == images)
+    }
+}

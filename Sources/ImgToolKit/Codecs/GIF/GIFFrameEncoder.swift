@@ -6,9 +6,12 @@
 /// the canvas a decoder shows before it. GIF cannot draw a transparent pixel over an opaque
 /// one, so where the next frame turns opaque pixels transparent, this frame's rectangle also
 /// covers them and its disposal is `background` (clear to transparent); otherwise it is `none`.
-/// `previous` is never used (decoders disagree on it and it costs a saved canvas). Frame 0
-/// always covers the whole screen, as some decoders fill an uncovered screen with the
-/// background colour.
+/// `previous` is never used (decoders disagree on it and it costs a saved canvas). Frame 0 is
+/// stored as the rectangle of its visible pixels, like any other frame against the transparent
+/// canvas a decoder starts with; when that leaves part of the screen uncovered, the frame
+/// carries a transparent index and the screen's background index names it
+/// (``Planned/Records/background``), so that decoders which fill an uncovered screen with the
+/// background colour (Pillow, ffmpeg, ImageMagick) fill it transparent, as gifsicle also writes.
 ///
 /// Inside the rectangle, pixels that stay the same may be drawn with their colour or with the
 /// transparent index (which leaves the canvas alone): the LZW encoder picks, pixel by pixel,
@@ -120,16 +123,29 @@ struct GIFFrameEncoder {
         fileprivate let disposal: Int
         fileprivate let delayCentiseconds: Int
 
+        /// A frame's records and what the logical screen should say of it.
+        struct Records: Sendable {
+            /// Graphic Control Extension, image descriptor, local colour table, image data.
+            var bytes: [UInt8]
+            /// For frame 0 when it leaves part of the screen uncovered and draws with the global
+            /// table: its transparent index, which the screen's background index should name.
+            var background: UInt8?
+        }
+
         /// The frame's records (Graphic Control Extension, image descriptor, local colour table,
         /// image data).
-        func records() -> [UInt8] {
+        func records() -> [UInt8] { recordsAndBackground().bytes }
+
+        /// ``records()``, and the background index frame 0 asks the logical screen for.
+        func recordsAndBackground() -> Records {
             // A frame cleared afterwards carries a transparent index even when it draws none:
             // Pillow and ffmpeg clear to transparent only then (else to the background colour).
             // Frame 0 of an animation with transparency carries one too: Pillow decodes every
             // later frame without alpha unless frame 0 has a transparent index.
+            let covers = rect.minX == 0 && rect.minY == 0 && rect.width == before.width && rect.height == before.height
             let best = before.encodeBetterWay(
                 target, in: rect,
-                transparentIndex: disposal == 2 || (before.framesEncoded == 0 && before.hasTransparency))
+                transparentIndex: disposal == 2 || (before.framesEncoded == 0 && (before.hasTransparency || !covers)))
             var output: [UInt8] = []
             // An extension with no delay, no transparent index and no clearing says what a decoder
             // assumes without one.
@@ -152,7 +168,9 @@ struct GIFFrameEncoder {
                 output.append(0)
             }
             output += best.data
-            return output
+            let background =
+                before.framesEncoded == 0 && !covers && best.localTable == nil ? best.transparentIndex : nil
+            return Records(bytes: output, background: background)
         }
     }
 
@@ -163,7 +181,7 @@ struct GIFFrameEncoder {
     ///   - target: the whole canvas the decoder must show, ``width`` x ``height``.
     ///   - next: the frame after it (only its transparent pixels matter), or `nil` for the last.
     mutating func plan(target: [UInt32], delayCentiseconds: Int, next: [UInt32]?) -> Planned {
-        var rect = framesEncoded == 0 ? Rect(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1) : differences(target)
+        var rect = differences(target)
         var clear = Rect.empty
         if let next { clear = cleared(target, next: next) }
         rect.formUnion(clear)
@@ -263,11 +281,9 @@ struct GIFFrameEncoder {
             ? [.opaqueUnchanged]  // every way draws the same pixels
             : opaqueRuns * 10 < transparentRuns * 9 ? [.opaqueUnchanged, .either] : [.either, .transparentUnchanged]
         for force in transparentIndex ? [true, false] : [false] {
-            var candidates = variants.compactMap { indexed(target, displayed: displayed, in: rect, variant: $0, force) }
-            if candidates.isEmpty,
-                let fewest = indexed(target, displayed: displayed, in: rect, variant: .transparentUnchanged, force)
-            {
-                candidates = [fewest]
+            var candidates = variants.flatMap { indexed(target, displayed: displayed, in: rect, variant: $0, force) }
+            if candidates.isEmpty {
+                candidates = indexed(target, displayed: displayed, in: rect, variant: .transparentUnchanged, force)
             }
             // Each way compressed clearing a full table at once; the smaller also keeping a full
             // table while it compresses, when its table filled.
@@ -324,11 +340,33 @@ struct GIFFrameEncoder {
         }
     }
 
-    /// The rectangle drawn as `variant`, as indices into the table it uses, or `nil` when its
-    /// colours (and the transparent index it needs, or `forceTransparent` asks for) fit in no
-    /// colour table.
+    /// The rectangle drawn as `variant`, as indices into the tables it may use: the global
+    /// table when it holds every colour (and a free entry when a transparent index is needed),
+    /// and a local table of just the colours drawn when there is no such global table or when
+    /// the local one's code size is smaller (a few colours that lie high in a large global table:
+    /// the smaller code may pay for the table). Empty when the colours (and the transparent
+    /// index the frame needs, or `forceTransparent` asks for) fit in no colour table.
     private func indexed(
         _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool
+    ) -> [Indexed] {
+        guard
+            let global = indexed(
+                target, displayed: displayed, in: rect, variant: variant, forceTransparent, local: false)
+        else { return [] }
+        guard global.localTable == nil, global.codeSize > 2,
+            let local = indexed(
+                target, displayed: displayed, in: rect, variant: variant, forceTransparent, local: true),
+            local.codeSize < global.codeSize
+        else { return [global] }
+        return [global, local]
+    }
+
+    /// The rectangle drawn as `variant` with the global table (`local` false: when it holds every
+    /// colour and, if needed, a free entry, else a local table) or a local table (`local`
+    /// true), as indices; `nil` when the colours fit in no table.
+    private func indexed(
+        _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool,
+        local: Bool
     ) -> Indexed? {
         let width = width
         // One pass: the colours drawn, in order of first use, each pixel's position among them
@@ -379,7 +417,7 @@ struct GIFFrameEncoder {
         var localTable: [UInt32]?
         var transparentIndex: UInt8?
         var useGlobal = false
-        if !globalTable.isEmpty, colors.colors.allSatisfy({ globalIndex.contains($0) }) {
+        if !local, !globalTable.isEmpty, colors.colors.allSatisfy({ globalIndex.contains($0) }) {
             if needsTransparent {
                 var used = [Bool](repeating: false, count: globalTable.count)
                 for color in colors.colors { if let index = globalIndex.index(of: color) { used[Int(index)] = true } }
@@ -396,8 +434,18 @@ struct GIFFrameEncoder {
             localTable = colors.colors
             transparentIndex = needsTransparent ? UInt8(truncatingIfNeeded: colors.count) : nil
         }
-        let tableEntries = localTable.map { $0.count + (needsTransparent ? 1 : 0) } ?? globalTable.count
-        let codeSize = max(2, GIFPixel.tableBits(forEntries: max(tableEntries, 2)))
+        // The code size follows the largest index drawn, not the table's size: a frame drawn with
+        // the first colours of a large global table is coded in fewer bits a code (as gifsicle
+        // writes; decoders need every index below 2^size, nothing more).
+        let largestIndex: Int
+        if useGlobal {
+            var largest = Int(transparentIndex ?? 0)
+            for color in colors.colors { largest = max(largest, Int(globalIndex.index(of: color) ?? 0)) }
+            largestIndex = largest
+        } else {
+            largestIndex = colors.count + (needsTransparent ? 1 : 0) - 1
+        }
+        let codeSize = max(2, GIFPixel.tableBits(forEntries: max(largestIndex + 1, 2)))
 
         // Positions among the colours drawn to table indices: the global table's, or the local
         // table's (the same), with the transparent pixels at the transparent index.

@@ -33,6 +33,9 @@ struct GIFWriter {
         /// Every colour of every frame, while they fit.
         var union: GIFColorIndex
         var unionFits = true
+        /// Per frame while ``union`` fits: the colours it changes the canvas with (all of frame
+        /// 0's), when they could be counted.
+        var drawnColors: [[UInt32]] = []
         var firstColors: [UInt32] = []
         var hasTransparency = false
         var histogram: GIFHistogram?
@@ -42,6 +45,37 @@ struct GIFWriter {
         var keptBytes = 0
         /// Whether some frame was let go of to stay within ``GIFWriter/keptBytes``.
         var droppedAny = false
+
+        /// Whether the global table (`global`, before padding) needs an entry no colour takes,
+        /// for the transparent index of frames drawn with it: not when every frame after the
+        /// first changes the canvas with fewer colours than the table holds, so that a colour
+        /// it does not draw can serve (as gifsicle does), and frame 0, when it has transparent
+        /// pixels, leaves one out too. Then a spare entry that would double the table's size is
+        /// not paid for; a frame that finds no free entry after all takes a local table.
+        func needsSpareEntry(shown: Int, global: [UInt32]) -> Bool {
+            guard shown > 1 || hasTransparency else { return false }
+            guard unionFits, global.count == union.count, drawnColors.count == shown,
+                let first = drawnColors.first
+            else { return true }
+            if hasTransparency && first.count >= global.count { return true }
+            return drawnColors.dropFirst().contains { $0.count >= global.count }
+        }
+
+        /// ``union``'s colours ordered so that frames drawing few colours find them at the
+        /// lowest indices: the colours of the frame that draws fewest first, then those of the
+        /// next, and so on (in order of first use among equals). A frame whose indices all lie
+        /// low is coded with a small LZW code size (``GIFFrameEncoder``).
+        var orderedUnion: [UInt32] {
+            var placed = GIFColorIndex(capacity: max(union.count, 1))
+            let frames = drawnColors.indices.sorted { a, b in
+                drawnColors[a].count != drawnColors[b].count ? drawnColors[a].count < drawnColors[b].count : a < b
+            }
+            for frame in frames {
+                for color in drawnColors[frame] { _ = placed.add(color) }
+            }
+            for color in union.colors { _ = placed.add(color) }
+            return placed.colors
+        }
     }
 
     /// The most bytes of prepared frames pass 1 keeps for pass 2 (64 MiB by default): an
@@ -59,8 +93,8 @@ struct GIFWriter {
     ///
     /// A GIF read as stored and written with nothing changed
     /// (``GIFPassThrough/candidate(for:options:)``) is made in memory first and compared with the
-    /// input's own drawing records; the smaller is written, so the output is never larger than
-    /// those records.
+    /// input's own drawing records; the smaller is written (the input's on a tie, so that a file
+    /// no smaller made is kept byte for byte), so the output is never larger than those records.
     /// - Throws: ``ImgToolError``: `invalidArgument` for options out of range or a canvas larger
     ///   than 65535 pixels a side; decoding errors from `source`; `writeFailed`; `cancelled`.
     func write(
@@ -71,7 +105,7 @@ struct GIFWriter {
         }
         var made = ByteSink()
         try writeMade(source, into: &made, progress: progress)
-        try sink.append(made.bytes.count <= original.count ? made.bytes : original)
+        try sink.append(made.bytes.count < original.count ? made.bytes : original)
     }
 
     /// Makes the GIF (see the type's description) into `sink`.
@@ -108,14 +142,14 @@ struct GIFWriter {
         var global: [UInt32]
         var mapper: GIFPaletteMapper?
         if analysis.fits.allSatisfy({ $0 }) {
-            global = analysis.unionFits ? analysis.union.colors : analysis.firstColors
+            global = analysis.unionFits ? analysis.orderedUnion : analysis.firstColors
         } else {
             let histogram = analysis.histogram ?? GIFHistogram()
             let palette = GIFQuantizer.palette(from: histogram, count: min(options.colors, 255))
             mapper = GIFPaletteMapper(palette: palette, inParallel: inParallel)
             global = palette
         }
-        let reserve = shown > 1 || analysis.hasTransparency ? 1 : 0
+        let reserve = analysis.needsSpareEntry(shown: shown, global: global) ? 1 : 0
         // A spare entry for the transparent index, when the colours leave room for one.
         let tableBits = GIFPixel.tableBits(forEntries: min(max(global.count + reserve, 2), 256))
         global += [UInt32](repeating: 0, count: (1 << tableBits) - global.count)
@@ -131,7 +165,8 @@ struct GIFWriter {
         ]
         head += GIFPixel.colorTable(global, count: global.count)
         if loops { head += GIFLoopExtension(value: plays == 0 ? 0 : plays - 1).serialized }
-        try sink.append(head)
+        // Written with frame 0, whose records may name the background index.
+        var pendingHead: [UInt8]? = head
 
         // Pass 2: frames, in a pipeline. When a frame arrives, whether a palette of its own pays
         // is decided, and the palette built and the frame mapped onto it
@@ -186,16 +221,23 @@ struct GIFWriter {
                 encoder.plan(target: held.target, delayCentiseconds: held.delay, next: chosen?.prepared)
             }
             let displayed = encoder.displayed
-            let front = { (planned?.records(), chosen.map { map($0, displayed: displayed) }) }
+            let front = { (planned?.recordsAndBackground(), chosen.map { map($0, displayed: displayed) }) }
             let sideResult: Side?
-            let (records, target): ([UInt8]?, [UInt32]?)
+            let (records, target): (GIFFrameEncoder.Planned.Records?, [UInt32]?)
             if let side, inParallel {
                 (sideResult, (records, target)) = forkJoin(side, alongside: front)
             } else {
                 (records, target) = front()
                 sideResult = side?()
             }
-            if let records { try sink.append(records) }
+            if let records {
+                if var head = pendingHead {
+                    if let background = records.background { head[11] = background }
+                    try sink.append(head)
+                    pendingHead = nil
+                }
+                try sink.append(records.bytes)
+            }
             ready = chosen.flatMap { frame in target.map { ($0, frame.delay) } }
             return sideResult
         }
@@ -307,6 +349,15 @@ struct GIFWriter {
                 for color in colors.colors where !analysis.union.add(color) {
                     analysis.unionFits = false
                     break
+                }
+                if analysis.unionFits {
+                    if let before = previous {
+                        if let changed = countChangedColors(pixels, since: before, limit: min(options.colors, 255)) {
+                            analysis.drawnColors.append(changed.colors)
+                        }
+                    } else {
+                        analysis.drawnColors.append(colors.colors)
+                    }
                 }
             }
             if !fits {
