@@ -161,6 +161,133 @@ size_t imgtool_gif_lzw_encode_choosing(
     return end + 1;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Flexible parsing: the string coded at a position need not be the longest the table holds. Of
+// the table's strings starting there (every prefix of the longest is one), the coder takes the
+// one whose end lets the next string reach furthest (Matias, Rajpoot and Sahinalp's one-step
+// lookahead for LZW), the longest among equals. A shorter string costs a table entry: the
+// decoder adds the coded string plus the next one's first value, which the table already holds,
+// so the new code repeats an old one.
+
+// The value pixel `position` starts a string with: transparent where either value shows it.
+static inline uint32_t start_value(const uint8_t *indices, const uint8_t *may_be_transparent, int choosing,
+                                   uint32_t transparent, size_t position) {
+    return choosing && may_be_transparent[position] ? transparent : indices[position];
+}
+
+// Follows the table from `position` as the greedy coder does (the same choice for a pixel that
+// may be transparent) and returns how many pixels the longest string covers; `codes[k]` (when
+// not NULL) receives the code of the string of `k + 1` pixels.
+static size_t walk(const uint32_t *slots, const uint8_t *indices, const uint8_t *may_be_transparent, int choosing,
+                   uint32_t transparent, size_t position, size_t count, uint16_t *codes) {
+    uint32_t prefix = start_value(indices, may_be_transparent, choosing, transparent, position);
+    uint32_t previous = prefix;
+    size_t length = 1;
+    if (codes != NULL) codes[0] = (uint16_t)prefix;
+    uint32_t slot;
+    for (size_t at = position + 1; at < count && length < 4096; at++, length++) {
+        const uint32_t index = indices[at];
+        const int flexible = choosing && may_be_transparent[at];
+        const uint32_t first = flexible ? transparent : index;
+        const uint32_t second = first == index ? transparent : index;
+        int32_t code = find(slots, prefix, first, &slot);
+        uint32_t chosen = first;
+        if (code < 0 && flexible && second != first && previous != transparent) {
+            code = find(slots, prefix, second, &slot);
+            chosen = second;
+        }
+        if (code < 0) break;
+        prefix = (uint32_t)code;
+        previous = chosen;
+        if (codes != NULL) codes[length] = (uint16_t)code;
+    }
+    return length;
+}
+
+size_t imgtool_gif_lzw_encode_flexible(
+    const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
+    int transparent_index, int defer_clear, int candidates, uint8_t *out, int *filled) {
+    uint32_t slots[SLOTS];
+    uint16_t codes[4096];
+    const uint32_t clear = 1u << minimum_code_size;
+    const uint32_t end_code = clear + 1;
+    const uint32_t transparent = (uint32_t)transparent_index;
+    const int choosing = may_be_transparent != NULL && transparent_index >= 0;
+    int width = minimum_code_size + 1;
+    uint32_t next_code = clear + 2;
+
+    out[0] = (uint8_t)minimum_code_size;
+    Writer w = {out, 1, 0, 0, 0};
+    emit(&w, clear, width);
+    int tables_filled = 0;
+    memset(slots, 0xFF, sizeof slots);
+    uint64_t bits_written = (uint64_t)width;
+    uint64_t generation_bits = bits_written;
+    size_t generation_start = 0, check_start = 0;
+    uint64_t check_bits = 0;
+    double generation_rate = 0;
+    size_t position = 0;
+    while (position < count) {
+        const size_t longest = walk(slots, indices, may_be_transparent, choosing, transparent, position, count, codes);
+        size_t length = longest;
+        if (position + longest < count && longest > 1) {
+            size_t reach = longest + walk(slots, indices, may_be_transparent, choosing, transparent,
+                                          position + longest, count, NULL);
+            const size_t lowest = longest > (size_t)candidates ? longest - (size_t)candidates : 1;
+            for (size_t shorter = longest - 1; shorter >= lowest; shorter--) {
+                const size_t further = shorter + walk(slots, indices, may_be_transparent, choosing, transparent,
+                                                      position + shorter, count, NULL);
+                if (further > reach) {
+                    reach = further;
+                    length = shorter;
+                }
+                if (shorter == 1) break;
+            }
+        }
+        emit(&w, codes[length - 1], width);
+        bits_written += (uint64_t)width;
+        position += length;
+        if (position >= count) break;
+        // The decoder's new entry: the coded string and the next one's first value.
+        const uint32_t next_first = start_value(indices, may_be_transparent, choosing, transparent, position);
+        if (next_code < 4096) {
+            uint32_t slot;
+            if (find(slots, codes[length - 1], next_first, &slot) < 0) {
+                slots[slot] = ((uint32_t)codes[length - 1] << 8 | next_first) << 12 | next_code;
+            }
+            next_code += 1;
+            if (next_code > (1u << width) && width < 12) width += 1;
+            if (next_code == 4096) tables_filled += 1;
+            if (next_code == 4096 && defer_clear) {
+                generation_rate = (double)(bits_written - generation_bits) / (double)(position - generation_start);
+                check_start = position;
+                check_bits = bits_written;
+            }
+        } else if (!defer_clear ||
+                   (position - check_start >= CHECK_PIXELS &&
+                    (double)(bits_written - check_bits) > generation_rate * (double)(position - check_start))) {
+            emit(&w, clear, width);
+            bits_written += (uint64_t)width;
+            memset(slots, 0xFF, sizeof slots);
+            width = minimum_code_size + 1;
+            next_code = clear + 2;
+            generation_bits = bits_written;
+            generation_start = position;
+        } else if (position - check_start >= CHECK_PIXELS) {
+            check_start = position;
+            check_bits = bits_written;
+        }
+    }
+    if (count > 0 && next_code < 4096 && next_code + 1 > (1u << width) && width < 12) width += 1;
+    emit(&w, end_code, width);
+    if (w.bit_count > 0) put_byte(&w, (uint8_t)w.bits);
+    out[w.block_start] = (uint8_t)w.block_used;
+    size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
+    out[end] = 0;
+    if (filled != NULL) *filled = tables_filled;
+    return end + 1;
+}
+
 size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
     return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out, NULL);
 }

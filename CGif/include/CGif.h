@@ -49,6 +49,13 @@ size_t imgtool_gif_lzw_encode_choosing(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
     int transparent_index, int defer_clear, uint8_t *out, int *filled);
 
+/// `imgtool_gif_lzw_encode_choosing` with flexible parsing: at each position the coded string
+/// is the one, among the `candidates` longest the table holds there, after which the next string
+/// reaches furthest (the longest among equals), not always the longest.
+size_t imgtool_gif_lzw_encode_flexible(
+    const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
+    int transparent_index, int defer_clear, int candidates, uint8_t *out, int *filled);
+
 /// Lossy LZW: `imgtool_gif_lzw_encode_choosing`'s output format, where a string the table holds
 /// is continued by any entry whose colour (`table`, `table_count` packed colours, red in the low
 /// byte) lies within `max_error` (OkLab distance) of the pixel's own colour plus the error the

@@ -169,6 +169,48 @@ struct GIFLZWEncoderTests {
         }
     }
 
+    @Test(
+        "Flexible parsing: giflib decodes the same indices (transparent where allowed), for either table policy; smaller than greedy on most of a set of drawings",
+        arguments: [false, true])
+    func flexible(keepingFullTable: Bool) {
+        var smaller = 0
+        for seed in UInt64(1)...10 {
+            var random = SeededRandom(seed: seed)
+            let (colors, count) = (16, 24_576)
+            let transparent = UInt8(colors - 1)
+            var indices: [UInt8] = []
+            while indices.count < count {
+                let color = UInt8(random.next() % UInt64(colors - 1))
+                indices += [UInt8](repeating: color, count: 1 + Int(random.next() % 9))
+            }
+            indices = Array(indices.prefix(count))
+            let flags: [UInt8]? = seed % 2 == 0 ? (0..<count).map { _ in random.next() % 3 == 0 ? 1 : 0 } : nil
+            var greedy: [UInt8] = [0xAA]
+            var parsed: [UInt8] = [0xAA]
+            indices.withUnsafeBufferPointer { indices in
+                (flags ?? []).withUnsafeBufferPointer { flagged in
+                    for flexible in [false, true] {
+                        var data: [UInt8] = [0xAA]
+                        GIFLZWEncoder.encode(
+                            indices, mayBeTransparent: flags == nil ? nil : flagged, transparentIndex: transparent,
+                            minimumCodeSize: 4, keepingFullTable: keepingFullTable, flexible: flexible, into: &data)
+                        if flexible { parsed = data } else { greedy = data }
+                    }
+                }
+            }
+            if parsed.count < greedy.count { smaller += 1 }
+            guard case .pixels(let decoded) = Self.decoded(parsed, count: count, colors: colors) else {
+                Issue.record("giflib refused the data, seed \(seed)")
+                continue
+            }
+            let wrong = (0..<count).filter {
+                decoded[$0] != indices[$0] && !(flags?[$0] == 1 && decoded[$0] == transparent)
+            }
+            #expect(wrong.isEmpty, "seed \(seed): pixels \(wrong.prefix(5)) decode to neither value")
+        }
+        #expect(smaller >= 6, "flexible parsing smaller on \(smaller) of 10")
+    }
+
     /// `data` (one byte of padding first, then an image data block) decoded by giflib as a
     /// 256-wide image of `count` indices (a single row when fewer).
     static func decoded(_ data: [UInt8], count: Int, colors: Int) -> GIFCopyingLZWTests.Outcome {
