@@ -169,6 +169,10 @@ size_t imgtool_gif_lzw_encode_choosing(
 // decoder adds the coded string plus the next one's first value, which the table already holds,
 // so the new code repeats an old one.
 
+// Strings longer than this are taken whole: they come from flat areas, where weighing shorter
+// ones finds little and costs a walk of the table for each.
+enum { LOOKAHEAD_LONGEST = 32 };
+
 // The value pixel `position` starts a string with: transparent where either value shows it.
 static inline uint32_t start_value(const uint8_t *indices, const uint8_t *may_be_transparent, int choosing,
                                    uint32_t transparent, size_t position) {
@@ -230,7 +234,7 @@ size_t imgtool_gif_lzw_encode_flexible(
     while (position < count) {
         const size_t longest = walk(slots, indices, may_be_transparent, choosing, transparent, position, count, codes);
         size_t length = longest;
-        if (position + longest < count && longest > 1) {
+        if (position + longest < count && longest > 1 && longest <= LOOKAHEAD_LONGEST) {
             size_t reach = longest + walk(slots, indices, may_be_transparent, choosing, transparent,
                                           position + longest, count, NULL);
             const size_t lowest = longest > (size_t)candidates ? longest - (size_t)candidates : 1;
