@@ -67,31 +67,111 @@ static inline int32_t find(const uint32_t *slots, uint32_t prefix, uint32_t inde
 // How often, in pixels, a frozen table's recent rate is compared with its generation's.
 enum { CHECK_PIXELS = 1024 };
 
+// The code table between codes, as the greedy and the flexible coder share it: its entries, the
+// next code and the code width, and what the deferred clear measures (bits written and pixels
+// coded since the table was last started, its generation, and at the last check of a full table).
+typedef struct {
+    uint32_t slots[SLOTS];
+    uint32_t clear;
+    uint32_t next_code;
+    int minimum_code_size;
+    int width;
+    int defer_clear;
+    int tables_filled;
+    uint64_t bits_written, generation_bits, check_bits;
+    size_t generation_start, check_start;
+    double generation_rate;  // bits per pixel of the generation when its table filled
+} Table;
+
+enum { NO_SLOT = SLOTS };
+
+// Writes the minimum code size and the first clear code, and empties the table.
+static void table_start(Table *t, Writer *w, int minimum_code_size, int defer_clear) {
+    memset(t->slots, 0xFF, sizeof t->slots);
+    t->clear = 1u << minimum_code_size;
+    t->next_code = t->clear + 2;
+    t->minimum_code_size = minimum_code_size;
+    t->width = minimum_code_size + 1;
+    t->defer_clear = defer_clear;
+    t->tables_filled = 0;
+    w->out[0] = (uint8_t)minimum_code_size;
+    emit(w, t->clear, t->width);
+    t->bits_written = (uint64_t)t->width;
+    t->generation_bits = t->bits_written;
+    t->check_bits = 0;
+    t->generation_start = 0;
+    t->check_start = 0;
+    t->generation_rate = 0;
+}
+
+// Emits `code`, after which the decoder adds the entry `code` then `next` (the next string's first
+// value): at `slot`, the empty slot `find` gave for it, or nowhere (NO_SLOT) when the table holds
+// that string already (the decoder's entry repeats it). With the table full, clears it or
+// (deferring) keeps it while its recent codes cost no more bits a pixel than its generation's.
+// `position`: the pixels coded so far.
+static inline void emit_and_grow(Table *t, Writer *w, uint32_t code, uint32_t next, uint32_t slot, size_t position) {
+    emit(w, code, t->width);
+    t->bits_written += (uint64_t)t->width;
+    if (t->next_code < 4096) {
+        if (slot != NO_SLOT) t->slots[slot] = (code << 8 | next) << 12 | t->next_code;
+        t->next_code += 1;
+        if (t->next_code > (1u << t->width) && t->width < 12) t->width += 1;
+        if (t->next_code == 4096) {
+            t->tables_filled += 1;
+            if (t->defer_clear) {
+                t->generation_rate =
+                    (double)(t->bits_written - t->generation_bits) / (double)(position - t->generation_start);
+                t->check_start = position;
+                t->check_bits = t->bits_written;
+            }
+        }
+    } else if (!t->defer_clear ||
+               (position - t->check_start >= CHECK_PIXELS &&
+                (double)(t->bits_written - t->check_bits) > t->generation_rate * (double)(position - t->check_start))) {
+        // The table is full and (deferring) codes it no longer compresses well: a new one.
+        emit(w, t->clear, t->width);
+        t->bits_written += (uint64_t)t->width;
+        memset(t->slots, 0xFF, sizeof t->slots);
+        t->width = t->minimum_code_size + 1;
+        t->next_code = t->clear + 2;
+        t->generation_bits = t->bits_written;
+        t->generation_start = position;
+    } else if (position - t->check_start >= CHECK_PIXELS) {
+        t->check_start = position;
+        t->check_bits = t->bits_written;
+    }
+}
+
+// Emits the last string's code and the end code, closes the data and writes the terminator;
+// returns the bytes written.
+static size_t table_finish(Table *t, Writer *w, uint32_t last, int coded_any, int *filled) {
+    if (coded_any) {
+        emit(w, last, t->width);
+        // The decoder adds one more entry after reading the last code; the end code is read at
+        // the width that entry implies.
+        if (t->next_code < 4096 && t->next_code + 1 > (1u << t->width) && t->width < 12) t->width += 1;
+    }
+    emit(w, t->clear + 1, t->width);
+    if (w->bit_count > 0) put_byte(w, (uint8_t)w->bits);
+    // Close the last sub-block (or drop it when empty) and write the terminator.
+    w->out[w->block_start] = (uint8_t)w->block_used;
+    size_t end = w->block_used == 0 ? w->block_start : w->block_start + 1 + w->block_used;
+    w->out[end] = 0;
+    if (filled != NULL) *filled = t->tables_filled;
+    return end + 1;
+}
+
 size_t imgtool_gif_lzw_encode_choosing(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
     int transparent_index, int defer_clear, uint8_t *out, int *filled) {
-    uint32_t slots[SLOTS];
-    const uint32_t clear = 1u << minimum_code_size;
-    const uint32_t end_code = clear + 1;
+    Table t;
+    Writer w = {out, 1, 0, 0, 0};
+    table_start(&t, &w, minimum_code_size, defer_clear);
     const uint32_t transparent = (uint32_t)transparent_index;
     const int choosing = may_be_transparent != NULL && transparent_index >= 0;
-    int width = minimum_code_size + 1;
-    uint32_t next_code = clear + 2;
-
-    out[0] = (uint8_t)minimum_code_size;
-    Writer w = {out, 1, 0, 0, 0};
-    emit(&w, clear, width);
-    int tables_filled = 0;
+    uint32_t prefix = 0;
     if (count > 0) {
-        memset(slots, 0xFF, sizeof slots);
-        // Bits written and pixels coded: since the table was last started (its generation),
-        // and at the last check of a full table.
-        uint64_t bits_written = (uint64_t)width;
-        uint64_t generation_bits = bits_written;
-        size_t generation_start = 0, check_start = 0;
-        uint64_t check_bits = 0;
-        double generation_rate = 0;  // bits per pixel of the generation when its table filled
-        uint32_t prefix = choosing && may_be_transparent[0] ? transparent : indices[0];
+        prefix = choosing && may_be_transparent[0] ? transparent : indices[0];
         uint32_t previous = prefix;  // the value the pixel before was coded as
         for (size_t position = 1; position < count; position++) {
             const uint32_t index = indices[position];
@@ -105,10 +185,10 @@ size_t imgtool_gif_lzw_encode_choosing(
             uint32_t slot = 0, other_slot = 0;
             const uint32_t first = flexible ? transparent : index;
             const uint32_t second = first == index ? transparent : index;
-            int32_t code = find(slots, prefix, first, &slot);
+            int32_t code = find(t.slots, prefix, first, &slot);
             uint32_t chosen = first;
             if (code < 0 && flexible && second != first && previous != transparent) {
-                code = find(slots, prefix, second, &other_slot);
+                code = find(t.slots, prefix, second, &other_slot);
                 if (code >= 0) chosen = second;
             }
             if (code >= 0) {
@@ -116,49 +196,16 @@ size_t imgtool_gif_lzw_encode_choosing(
                 previous = chosen;
                 continue;
             }
-            emit(&w, prefix, width);
-            bits_written += (uint64_t)width;
-            if (next_code < 4096) {
-                slots[slot] = (prefix << 8 | first) << 12 | next_code;
-                next_code += 1;
-                if (next_code > (1u << width) && width < 12) width += 1;
-                if (next_code == 4096) tables_filled += 1;
-                if (next_code == 4096 && defer_clear) {
-                    generation_rate = (double)(bits_written - generation_bits) / (double)(position - generation_start);
-                    check_start = position;
-                    check_bits = bits_written;
-                }
-            } else if (!defer_clear ||
-                       (position - check_start >= CHECK_PIXELS &&
-                        (double)(bits_written - check_bits) > generation_rate * (double)(position - check_start))) {
-                // The table is full and (deferring) codes it no longer compresses well: a new one.
-                emit(&w, clear, width);
-                bits_written += (uint64_t)width;
-                memset(slots, 0xFF, sizeof slots);
-                width = minimum_code_size + 1;
-                next_code = clear + 2;
-                generation_bits = bits_written;
-                generation_start = position;
-            } else if (position - check_start >= CHECK_PIXELS) {
-                check_start = position;
-                check_bits = bits_written;
-            }
+            emit_and_grow(&t, &w, prefix, first, slot, position);
             prefix = first;
             previous = first;
         }
-        emit(&w, prefix, width);
-        // The decoder adds one more entry after reading the last code; the end code is read at
-        // the width that entry implies.
-        if (next_code < 4096 && next_code + 1 > (1u << width) && width < 12) width += 1;
     }
-    emit(&w, end_code, width);
-    if (w.bit_count > 0) put_byte(&w, (uint8_t)w.bits);
-    // Close the last sub-block (or drop it when empty) and write the terminator.
-    out[w.block_start] = (uint8_t)w.block_used;
-    size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
-    out[end] = 0;
-    if (filled != NULL) *filled = tables_filled;
-    return end + 1;
+    return table_finish(&t, &w, prefix, count > 0, filled);
+}
+
+size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
+    return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out, NULL);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,35 +258,23 @@ static size_t walk(const uint32_t *slots, const uint8_t *indices, const uint8_t 
 size_t imgtool_gif_lzw_encode_flexible(
     const uint8_t *indices, const uint8_t *may_be_transparent, size_t count, int minimum_code_size,
     int transparent_index, int defer_clear, int candidates, uint8_t *out, int *filled) {
-    uint32_t slots[SLOTS];
+    Table t;
     uint16_t codes[4096];
-    const uint32_t clear = 1u << minimum_code_size;
-    const uint32_t end_code = clear + 1;
+    Writer w = {out, 1, 0, 0, 0};
+    table_start(&t, &w, minimum_code_size, defer_clear);
     const uint32_t transparent = (uint32_t)transparent_index;
     const int choosing = may_be_transparent != NULL && transparent_index >= 0;
-    int width = minimum_code_size + 1;
-    uint32_t next_code = clear + 2;
-
-    out[0] = (uint8_t)minimum_code_size;
-    Writer w = {out, 1, 0, 0, 0};
-    emit(&w, clear, width);
-    int tables_filled = 0;
-    memset(slots, 0xFF, sizeof slots);
-    uint64_t bits_written = (uint64_t)width;
-    uint64_t generation_bits = bits_written;
-    size_t generation_start = 0, check_start = 0;
-    uint64_t check_bits = 0;
-    double generation_rate = 0;
     size_t position = 0;
+    uint32_t last = 0;
     while (position < count) {
-        const size_t longest = walk(slots, indices, may_be_transparent, choosing, transparent, position, count, codes);
+        const size_t longest = walk(t.slots, indices, may_be_transparent, choosing, transparent, position, count, codes);
         size_t length = longest;
         if (position + longest < count && longest > 1 && longest <= LOOKAHEAD_LONGEST) {
-            size_t reach = longest + walk(slots, indices, may_be_transparent, choosing, transparent,
+            size_t reach = longest + walk(t.slots, indices, may_be_transparent, choosing, transparent,
                                           position + longest, count, NULL);
             const size_t lowest = longest > (size_t)candidates ? longest - (size_t)candidates : 1;
             for (size_t shorter = longest - 1; shorter >= lowest; shorter--) {
-                const size_t further = shorter + walk(slots, indices, may_be_transparent, choosing, transparent,
+                const size_t further = shorter + walk(t.slots, indices, may_be_transparent, choosing, transparent,
                                                       position + shorter, count, NULL);
                 if (further > reach) {
                     reach = further;
@@ -248,52 +283,16 @@ size_t imgtool_gif_lzw_encode_flexible(
                 if (shorter == 1) break;
             }
         }
-        emit(&w, codes[length - 1], width);
-        bits_written += (uint64_t)width;
+        last = codes[length - 1];
         position += length;
         if (position >= count) break;
         // The decoder's new entry: the coded string and the next one's first value.
-        const uint32_t next_first = start_value(indices, may_be_transparent, choosing, transparent, position);
-        if (next_code < 4096) {
-            uint32_t slot;
-            if (find(slots, codes[length - 1], next_first, &slot) < 0) {
-                slots[slot] = ((uint32_t)codes[length - 1] << 8 | next_first) << 12 | next_code;
-            }
-            next_code += 1;
-            if (next_code > (1u << width) && width < 12) width += 1;
-            if (next_code == 4096) tables_filled += 1;
-            if (next_code == 4096 && defer_clear) {
-                generation_rate = (double)(bits_written - generation_bits) / (double)(position - generation_start);
-                check_start = position;
-                check_bits = bits_written;
-            }
-        } else if (!defer_clear ||
-                   (position - check_start >= CHECK_PIXELS &&
-                    (double)(bits_written - check_bits) > generation_rate * (double)(position - check_start))) {
-            emit(&w, clear, width);
-            bits_written += (uint64_t)width;
-            memset(slots, 0xFF, sizeof slots);
-            width = minimum_code_size + 1;
-            next_code = clear + 2;
-            generation_bits = bits_written;
-            generation_start = position;
-        } else if (position - check_start >= CHECK_PIXELS) {
-            check_start = position;
-            check_bits = bits_written;
-        }
+        const uint32_t next = start_value(indices, may_be_transparent, choosing, transparent, position);
+        uint32_t slot;
+        if (find(t.slots, last, next, &slot) >= 0) slot = NO_SLOT;
+        emit_and_grow(&t, &w, last, next, slot, position);
     }
-    if (count > 0 && next_code < 4096 && next_code + 1 > (1u << width) && width < 12) width += 1;
-    emit(&w, end_code, width);
-    if (w.bit_count > 0) put_byte(&w, (uint8_t)w.bits);
-    out[w.block_start] = (uint8_t)w.block_used;
-    size_t end = w.block_used == 0 ? w.block_start : w.block_start + 1 + w.block_used;
-    out[end] = 0;
-    if (filled != NULL) *filled = tables_filled;
-    return end + 1;
-}
-
-size_t imgtool_gif_lzw_encode(const uint8_t *indices, size_t count, int minimum_code_size, uint8_t *out) {
-    return imgtool_gif_lzw_encode_choosing(indices, NULL, count, minimum_code_size, -1, 0, out, NULL);
+    return table_finish(&t, &w, last, count > 0, filled);
 }
 
 // ---------------------------------------------------------------------------------------------
