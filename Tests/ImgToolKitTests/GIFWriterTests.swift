@@ -742,6 +742,54 @@ struct GIFWriterLayoutTests {
         #expect(try decode(gif).frames == [first, second])
     }
 
+    /// Seeded random animations that reach the writer's choices: frame 0 with transparent
+    /// borders (cropped), few colours and many (code sizes, local tables, a transparent index
+    /// borrowed from a colour a frame does not draw), pixels turned transparent (clearing), runs
+    /// and noise (flexible parsing), and one canvas large enough to choose its way on a sample.
+    @Test("random animations: every frame back exactly", arguments: 0..<24)
+    func randomAnimationsRoundTrip(seed: Int) async throws {
+        var noise = Noise(state: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        func below(_ n: Int) -> Int { Int(noise.next() % UInt64(max(n, 1))) }
+        let large = seed == 0
+        let width = large ? 320 : 1 + below(40)
+        let height = large ? 240 : 1 + below(30)
+        let paletteSize = [2, 3, 4, 7, 16, 40, 200][below(7)]
+        var palette: [[UInt8]] = (0..<paletteSize).map { _ in
+            [UInt8(below(256)), UInt8(below(256)), UInt8(below(256)), 255]
+        }
+        palette.append(Self.clear)
+        var pixels = [[UInt8]](repeating: Self.clear, count: width * height)
+        // Frame 0: a block of colour runs, transparent around it.
+        let (x0, y0) = (below(width), below(height))
+        let (x1, y1) = (x0 + below(width - x0 + 1), y0 + below(height - y0 + 1))
+        for y in y0..<y1 {
+            var color = palette[below(paletteSize)]
+            for x in x0..<x1 {
+                if below(4) == 0 { color = palette[below(paletteSize)] }
+                pixels[y * width + x] = color
+            }
+        }
+        var images: [PixelBuffer] = []
+        for frame in 0..<(2 + below(4)) {
+            if frame > 0 {
+                // A rectangle changed: runs, noise, or some pixels turned transparent.
+                let (rx, ry) = (below(width), below(height))
+                let (rw, rh) = (1 + below(width - rx), 1 + below(height - ry))
+                let local = Array(palette.shuffledWith(&noise).prefix(1 + below(4)))
+                for y in ry..<ry + rh {
+                    for x in rx..<rx + rw where below(3) != 0 {
+                        pixels[y * width + x] = below(8) == 0 ? Self.clear : local[below(local.count)]
+                    }
+                }
+            }
+            images.append(PixelBuffer(width: width, height: height, rgba8: pixels.flatMap { $0 }))
+        }
+        // Read as a GIF, so that frames which happen to repeat are kept one for one.
+        let gif = try await writeGIF(ArrayFrameSource(format: .gif, images: images, delaysMs: images.map { _ in 50 }))
+        let back = try decode(gif).frames
+        #expect(back == images.map(normalized), "seed \(seed), \(width)x\(height)")
+    }
+
     @Test("two colours, and later frames that each change pixels to one of them: a two-entry global table")
     func noSpareEntryWhenAColourCanServe() async throws {
         let (r, b) = (Self.red, Self.blue)
@@ -753,5 +801,17 @@ struct GIFWriterLayoutTests {
         let gif = try await writeGIF(ArrayFrameSource(images: images, delaysMs: [100, 100, 100]))
         #expect(Layout(gif).globalEntries == 2)
         #expect(try decode(gif).frames == images)
+    }
+}
+
+extension Array {
+    /// The elements in an order drawn from `noise`.
+    fileprivate func shuffledWith(_ noise: inout Noise) -> [Element] {
+        var result = self
+        for index in result.indices.dropLast() {
+            let other = index + Int(noise.next() % UInt64(result.count - index))
+            result.swapAt(index, other)
+        }
+        return result
     }
 }
