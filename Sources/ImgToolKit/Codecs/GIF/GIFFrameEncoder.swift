@@ -13,14 +13,16 @@
 /// (``Planned/Records/background``), so that decoders which fill an uncovered screen with the
 /// background colour (Pillow, ffmpeg, ImageMagick) fill it transparent, as gifsicle also writes.
 ///
-/// Inside the rectangle, pixels that stay the same may be drawn with their colour or with the
-/// transparent index (which leaves the canvas alone): the LZW encoder picks, pixel by pixel,
-/// whichever continues the string it is matching, and the rectangle is also compressed with
-/// every pixel drawn in its colour (no transparent entry needed); the smaller is kept. It is
-/// written with the global colour table when it holds every colour needed (and a free entry for
-/// transparency), otherwise with a local table of just the colours drawn. A Graphic Control
-/// Extension is written only when it says something: a delay, a transparent index or a disposal
-/// that clears.
+/// Inside the rectangle, pixels that stay the same are drawn in their colour, with the
+/// transparent index (which leaves the canvas alone), or either, as the LZW encoder finds
+/// shorter pixel by pixel; the three are compressed and the smallest kept (a large rectangle
+/// chooses on a sample of its rows), then also with the full table kept and, where it compresses
+/// well, parsed flexibly (``GIFLZWEncoder``). It is written with the global colour table when it
+/// holds every colour needed (and an entry no drawn colour takes, for transparency), and with a
+/// local table of just the colours drawn when there is no such global table or the local one
+/// needs fewer bits a code. The LZW code size follows the largest index drawn, not the table's
+/// size. A Graphic Control Extension is written only when it says something: a delay, a
+/// transparent index or a disposal that clears.
 struct GIFFrameEncoder {
     /// Canvas width in pixels.
     let width: Int
