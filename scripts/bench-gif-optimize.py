@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Making an existing GIF smaller: imgtool against gifsicle and ImageMagick, in one run.
 
-usage: scripts/bench gif-optimize [--trials N] [--busy] [--skip-large] [--lossy N]
+usage: scripts/bench gif-optimize [--trials N] [--busy] [--skip-large] [--lossy N] [--only lossless|lossy|time]
 
 Inputs: every GIF of the conformance corpus (../shared/corpus, manifest.json, format gif,
 expect ok) that gifsicle reads, and three larger GIFs made here with ffmpeg's palettegen and
@@ -17,7 +17,9 @@ gifsicle -O3 or larger than the input.
 Lossy (2), on the larger GIFs: `imgtool --lossy N` and `gifsicle -O3 --lossy=N` (N 80 unless
 --lossy), bytes and butteraugli (mean over sampled frames of each frame's max distance, and of
 its 3-norm) against the input's frames; then the largest imgtool --lossy whose butteraugli is
-no worse than gifsicle's, and its size: the comparison at equal quality.
+no worse than gifsicle's, and its size: the comparison at equal quality (levels 200, 170, ...,
+20 tried in turn, then the gap between the first that qualifies and the one before it halved
+until it is 4 or less).
 
 Time (3): wall (median) and CPU (mean, user + system) of each tool over the whole corpus and on
 each larger GIF, lossless and lossy; --busy keeps one core busy meanwhile.
@@ -39,6 +41,7 @@ parser.add_argument("--trials", type=int, default=3)
 parser.add_argument("--lossy", type=int, default=80)
 parser.add_argument("--samples", type=int, default=6, help="frames per large GIF scored by butteraugli")
 parser.add_argument("--skip-large", action="store_true", help="the corpus only")
+parser.add_argument("--only", choices=("lossless", "lossy", "time"), help="one part of the three")
 parser.add_argument("--magick-timeout", type=float, default=300,
                     help="seconds ImageMagick may take on one file before it is stopped and left out")
 b.add_busy_argument(parser)
@@ -113,7 +116,7 @@ def size(path):
 rows, totals, exact_fail, larger_than_gifsicle, larger_than_input = [], {}, [], [], []
 timed_out = set()  # inputs ImageMagick did not finish within --magick-timeout
 with b.busy_core(args.busy):
-    for name, source in inputs:
+    for name, source in inputs if args.only in (None, "lossless") else []:
         tools = commands(name, source)
         failed = set()
         for tool, (out, cmd) in tools.items():
@@ -146,22 +149,23 @@ with b.busy_core(args.busy):
             larger_than_input.append(name)
         rows.append(row)
 
-names = ["imgtool", "gifsicle -O3", "ImageMagick -layers Optimize"]
-print(f"# GIF optimisation: lossless{b.mode_note(args.busy)}\n")
-print(f"{corpus_count} corpus GIFs that gifsicle reads, and {len(large)} larger GIFs. Bytes (ratio to gifsicle -O3).\n")
-print("| file | input | " + " | ".join(names) + " |")
-print("|---|---:|" + "---:|" * len(names))
-for row in rows:
-    g = row["gifsicle -O3"] or row["input"]
-    cells = [f"{row[t]:,} ({row[t] / g:.3f})" if row[t] else "failed" for t in names]
-    print(f"| {row['name']} | {row['input']:,} | " + " | ".join(cells) + " |")
-g = totals["gifsicle -O3"]
-print(f"| **corpus total** | {totals['input']:,} | " + " | ".join(f"{totals[t]:,} ({totals[t] / g:.4f})" for t in names) + " |")
-print()
-print(f"imgtool larger than gifsicle -O3 on {len(larger_than_gifsicle)} of {len(rows)} files: {', '.join(larger_than_gifsicle) or 'none'}")
-print(f"imgtool larger than its input on {len(larger_than_input)}: {', '.join(larger_than_input) or 'none'}")
-print(f"outputs that do not show exactly the input's frames, delays and plays: {exact_fail or 'none'}")
-print(f"ImageMagick stopped after {args.magick_timeout:.0f} s on: {', '.join(sorted(timed_out)) or 'none'}\n")
+if args.only in (None, "lossless"):
+    names = ["imgtool", "gifsicle -O3", "ImageMagick -layers Optimize"]
+    print(f"# GIF optimisation: lossless{b.mode_note(args.busy)}\n")
+    print(f"{corpus_count} corpus GIFs that gifsicle reads, and {len(large)} larger GIFs. Bytes (ratio to gifsicle -O3).\n")
+    print("| file | input | " + " | ".join(names) + " |")
+    print("|---|---:|" + "---:|" * len(names))
+    for row in rows:
+        g = row["gifsicle -O3"] or row["input"]
+        cells = [f"{row[t]:,} ({row[t] / g:.3f})" if row[t] else "failed" for t in names]
+        print(f"| {row['name']} | {row['input']:,} | " + " | ".join(cells) + " |")
+    g = totals["gifsicle -O3"]
+    print(f"| **corpus total** | {totals['input']:,} | " + " | ".join(f"{totals[t]:,} ({totals[t] / g:.4f})" for t in names) + " |")
+    print()
+    print(f"imgtool larger than gifsicle -O3 on {len(larger_than_gifsicle)} of {len(rows)} files: {', '.join(larger_than_gifsicle) or 'none'}")
+    print(f"imgtool larger than its input on {len(larger_than_input)}: {', '.join(larger_than_input) or 'none'}")
+    print(f"outputs that do not show exactly the input's frames, delays and plays: {exact_fail or 'none'}")
+    print(f"ImageMagick stopped after {args.magick_timeout:.0f} s on: {', '.join(sorted(timed_out)) or 'none'}\n")
 
 
 # (2) Lossy, on the larger GIFs.
@@ -191,7 +195,7 @@ def butteraugli(source, path, tmp):
     return sum(maxima) / len(maxima), sum(norms) / len(norms)
 
 
-if large:
+if large and args.only in (None, "lossy"):
     print(f"# GIF optimisation: lossy, --lossy {args.lossy}{b.mode_note(args.busy)}\n")
     print("butteraugli against the input's frames (mean over sampled frames of the max; of the 3-norm).\n")
     print("| file | tool | bytes | butteraugli max | 3-norm |")
@@ -206,14 +210,27 @@ if large:
                 print(f"| {name} | {tool} --lossy {args.lossy} | {size(out):,} | {scores[tool][0]:.2f} | {scores[tool][1]:.3f} |")
             # imgtool at gifsicle's quality: the largest --lossy no worse on both scores.
             target = scores["gifsicle -O3"]
-            best = None
-            for n in (200, 170, 140, 120, 100, 80, 60, 40, 20):
+
+            def trial(n):
                 out = os.path.join(work, f"{name}.imgtool-match.gif")
                 subprocess.run([imgtool, "convert", source, out, "--force", "--lossy", str(n)], check=True)
                 score = butteraugli(source, out, tmp)
-                if score[0] <= target[0] and score[1] <= target[1]:
-                    best = (n, size(out), score)
+                return score[0] <= target[0] and score[1] <= target[1], (n, size(out), score)
+
+            best, above = None, None
+            for n in (200, 170, 140, 120, 100, 80, 60, 40, 20):
+                ok, result = trial(n)
+                if ok:
+                    best = result
                     break
+                above = n
+            # Between the first level that qualifies and the one before it that did not.
+            while best and above and above - best[0] > 4:
+                ok, result = trial((best[0] + above) // 2)
+                if ok:
+                    best = result
+                else:
+                    above = result[0]
             if best:
                 n, bytes_, score = best
                 ratio = bytes_ / size(tools["gifsicle -O3"][0])
@@ -248,18 +265,19 @@ def shlex_quote(s):
     return shlex.quote(s)
 
 
-print(f"# GIF optimisation: time{b.mode_note(args.busy)}\n")
-print("| inputs | tool | wall s (median) | CPU s (user + system) |")
-print("|---|---|---:|---:|")
-with b.busy_core(args.busy):
-    corpus_inputs = inputs[:corpus_count]
-    jobs = {}
-    for name, source in corpus_inputs:
-        for tool, (_, cmd) in commands(name, source).items():
-            if tool != "ImageMagick -layers Optimize":
-                jobs.setdefault(tool, []).append(cmd)
-    timing(f"{corpus_count} corpus GIFs, lossless", jobs)
-    for name, source in large:
-        timing(f"{name}, lossless", {t: [c] for t, (_, c) in commands(name, source).items()
-                                     if not (t.startswith("ImageMagick") and name in timed_out)})
-        timing(f"{name}, --lossy {args.lossy}", {t: [c] for t, (_, c) in commands(name, source, args.lossy).items()})
+if args.only in (None, "time"):
+    print(f"# GIF optimisation: time{b.mode_note(args.busy)}\n")
+    print("| inputs | tool | wall s (median) | CPU s (user + system) |")
+    print("|---|---|---:|---:|")
+    with b.busy_core(args.busy):
+        corpus_inputs = inputs[:corpus_count]
+        jobs = {}
+        for name, source in corpus_inputs:
+            for tool, (_, cmd) in commands(name, source).items():
+                if tool != "ImageMagick -layers Optimize":
+                    jobs.setdefault(tool, []).append(cmd)
+        timing(f"{corpus_count} corpus GIFs, lossless", jobs)
+        for name, source in large:
+            timing(f"{name}, lossless", {t: [c] for t, (_, c) in commands(name, source).items()
+                                         if not (t.startswith("ImageMagick") and name in timed_out)})
+            timing(f"{name}, --lossy {args.lossy}", {t: [c] for t, (_, c) in commands(name, source, args.lossy).items()})
