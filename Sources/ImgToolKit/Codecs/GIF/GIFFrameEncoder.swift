@@ -259,21 +259,20 @@ struct GIFFrameEncoder {
     /// table are left out.
     private func encodeBetterWay(_ target: [UInt32], in rect: Rect, transparentIndex: Bool) -> Encoded {
         let displayed = displayed
-        let unchanged = target.withUnsafeBufferPointer { new in
+        // Whether some visible pixel is unchanged; when none is, every way draws the same pixels.
+        let someUnchanged = target.withUnsafeBufferPointer { new in
             displayed.withUnsafeBufferPointer { old in
-                var unchanged = 0
                 for y in rect.minY...rect.maxY {
                     let row = y * width
                     for x in rect.minX...rect.maxX where new[row + x] != 0 && new[row + x] == old[row + x] {
-                        unchanged += 1
+                        return true
                     }
                 }
-                return unchanged
+                return false
             }
         }
-        // When nothing is unchanged, every way draws the same pixels.
         var variants: [Variant] =
-            unchanged == 0 ? [.opaqueUnchanged] : [.opaqueUnchanged, .either, .transparentUnchanged]
+            someUnchanged ? [.opaqueUnchanged, .either, .transparentUnchanged] : [.opaqueUnchanged]
         let area = rect.width * rect.height
         if variants.count > 1, area > Self.sampledArea {
             variants = [
@@ -396,31 +395,46 @@ struct GIFFrameEncoder {
         _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool,
         rows: [Int]? = nil
     ) -> [Indexed] {
-        guard
-            let global = indexed(
-                target, displayed: displayed, in: rect, variant: variant, forceTransparent, local: false, rows: rows)
+        let rows = rows ?? Array(rect.minY...rect.maxY)
+        guard let drawn = drawn(target, displayed: displayed, in: rect, variant: variant, rows: rows),
+            let global = tabled(
+                drawn, target, displayed: displayed, in: rect, variant: variant, forceTransparent, local: false)
         else { return [] }
-        guard global.localTable == nil, global.codeSize > 2,
-            let local = indexed(
-                target, displayed: displayed, in: rect, variant: variant, forceTransparent, local: true, rows: rows),
-            local.codeSize < global.codeSize
+        // A local table's code size follows from how many entries it has.
+        let localEntries = drawn.colors.count + (drawn.needsTransparent(variant, forceTransparent) ? 1 : 0)
+        guard global.localTable == nil, global.codeSize > GIFPixel.tableBits(forEntries: max(localEntries, 4)),
+            let local = tabled(
+                drawn, target, displayed: displayed, in: rect, variant: variant, forceTransparent, local: true)
         else { return [global] }
         return [global, local]
     }
 
-    /// The rectangle drawn as `variant` with the global table (`local` false: when it holds every
-    /// colour and, if needed, a free entry, else a local table) or a local table (`local`
-    /// true), as indices; `nil` when the colours fit in no table. `rows` (the rectangle's by
-    /// default) are the rows indexed, one after another.
-    private func indexed(
-        _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, _ forceTransparent: Bool,
-        local: Bool, rows: [Int]? = nil
-    ) -> Indexed? {
+    /// A rectangle's rows as positions among the colours they draw, before a table is chosen.
+    private struct Drawn {
+        /// The colours drawn, in order of first use.
+        var colors: GIFColorIndex
+        /// Each pixel's position among ``colors`` (its index in a local table); 0 for now where
+        /// the pixel is drawn transparent.
+        var positions: [UInt8]
+        /// For ``Variant/either``: 1 where the pixel may be coded transparent (the canvas shows it).
+        var flags: [UInt8]
+        /// How many pixels are drawn transparent.
+        var transparentPositions: Int
+        /// The rows, one after another.
+        var rows: [Int]
+
+        /// Whether the image needs a transparent index.
+        func needsTransparent(_ variant: Variant, _ forceTransparent: Bool) -> Bool {
+            forceTransparent || transparentPositions > 0 || variant == .either
+        }
+    }
+
+    /// `rows` of the rectangle drawn as `variant`, in one pass; `nil` when they draw more colours
+    /// than a table holds.
+    private func drawn(_ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant, rows: [Int])
+        -> Drawn?
+    {
         let width = width
-        let rows = rows ?? Array(rect.minY...rect.maxY)
-        // One pass: the colours drawn, in order of first use, each pixel's position among them
-        // (its index in a local table; 0 for now where the pixel is drawn transparent), and, for
-        // ``Variant/either``, which pixels may be coded transparent (those the canvas shows).
         var colors = GIFColorIndex(capacity: 256)
         var indices = [UInt8](repeating: 0, count: rect.width * rows.count)
         var flags = [UInt8](repeating: 0, count: variant == .either ? indices.count : 0)
@@ -459,7 +473,22 @@ struct GIFFrameEncoder {
             }
         }
         guard fits else { return nil }
-        let needsTransparent = forceTransparent || transparentPositions > 0 || variant == .either
+        return Drawn(
+            colors: colors, positions: indices, flags: flags, transparentPositions: transparentPositions, rows: rows)
+    }
+
+    /// `drawn` as indices into the global table (`local` false: when it holds every colour and,
+    /// if needed, a free entry, else a local table) or into a local table (`local` true); `nil`
+    /// when the colours (and the transparent index the frame needs, or `forceTransparent` asks
+    /// for) fit in no table.
+    private func tabled(
+        _ drawn: Drawn, _ target: [UInt32], displayed: [UInt32], in rect: Rect, variant: Variant,
+        _ forceTransparent: Bool, local: Bool
+    ) -> Indexed? {
+        let width = width
+        let (colors, rows, transparentPositions) = (drawn.colors, drawn.rows, drawn.transparentPositions)
+        var indices = drawn.positions
+        let needsTransparent = drawn.needsTransparent(variant, forceTransparent)
 
         // The global table, when it holds every colour and, if needed, a free entry; else a
         // local table of the colours drawn, the transparent entry last.
@@ -525,7 +554,8 @@ struct GIFFrameEncoder {
         }
         return Indexed(
             localTable: localTable, transparentIndex: transparentIndex, codeSize: codeSize, indices: indices,
-            mayBeTransparent: variant == .either ? flags : nil, table: localTable ?? globalTable, rowWidth: rect.width,
+            mayBeTransparent: variant == .either ? drawn.flags : nil, table: localTable ?? globalTable,
+            rowWidth: rect.width,
             lossyError: lossyError)
     }
 }
